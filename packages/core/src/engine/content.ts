@@ -1,0 +1,69 @@
+/** Reading stored content back, verified: inline content by its hash, large content per chunk. */
+import { createHash } from 'node:crypto';
+import { SatchelError } from '../errors.js';
+import { integrityError } from '../store/content-hash.js';
+import type { BlobRow, MetadataQueries } from '../store/metadata/metadata-store.js';
+import type { EngineContext } from './context.js';
+
+export async function getBlobRow(q: MetadataQueries, hash: string): Promise<BlobRow> {
+  const row = await q.getBlob(hash);
+  if (!row) throw integrityError(hash, 'content is not registered');
+  return row;
+}
+
+/** Bytes [start, end) of a blob; nothing is yielded from content that fails verification. */
+export async function* blobBytes(
+  ctx: EngineContext,
+  row: BlobRow,
+  start: number,
+  end: number,
+): AsyncGenerator<Uint8Array> {
+  if (row.location === 'inline') {
+    const data = row.data ?? new Uint8Array(0);
+    if (createHash('sha256').update(data).digest('hex') !== row.hash) {
+      throw integrityError(row.hash, 'inline content does not match its hash');
+    }
+    if (end > start) yield data.subarray(start, end);
+    return;
+  }
+  if (row.chunk_size === null || row.chunks === null) {
+    throw integrityError(row.hash, 'chunk digests are missing');
+  }
+  yield* ctx.blobs.get(
+    { hash: row.hash, size: Number(row.size), chunkSize: row.chunk_size, chunks: row.chunks },
+    { start, end },
+  );
+}
+
+/** Whole content in memory, for text operations; TOO_LARGE above `maxBytes`. */
+export async function readWhole(
+  ctx: EngineContext,
+  q: MetadataQueries,
+  hash: string,
+  maxBytes: number,
+  what: string,
+): Promise<Buffer> {
+  const row = await getBlobRow(q, hash);
+  const size = Number(row.size);
+  if (size > maxBytes) {
+    throw new SatchelError(
+      'TOO_LARGE',
+      `${what} works on files up to ${maxBytes} bytes; this one has ${size}`,
+      { limit: maxBytes, size },
+    );
+  }
+  const pieces: Uint8Array[] = [];
+  for await (const piece of blobBytes(ctx, row, 0, size)) pieces.push(piece);
+  return Buffer.concat(pieces, size);
+}
+
+/** True when content looks binary: a NUL byte in the first 8 KiB, or invalid UTF-8. */
+export function isBinary(data: Uint8Array): boolean {
+  if (data.subarray(0, 8192).includes(0)) return true;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(data);
+    return false;
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,153 @@
+/** Text edits: exact replacements applied in order, previewed as a unified diff. */
+import { createTwoFilesPatch } from 'diff';
+import { SatchelError } from '../errors.js';
+import { normalizeEntryPath, validateWorkspaceName } from '../paths.js';
+import {
+  type Edit,
+  type EditOptions,
+  EditOptionsSchema,
+  type EditResult,
+  EditSchema,
+} from '../schemas.js';
+import { isBinary, readWhole } from './content.js';
+import {
+  type EngineContext,
+  entryInfo,
+  notFound,
+  parseOptions,
+  preconditionFailed,
+  requireWorkspace,
+} from './context.js';
+import { writeFile } from './write.js';
+
+function lineOf(text: string, index: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+function occurrences(text: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) {
+    found.push(i);
+  }
+  return found;
+}
+
+/**
+ * Applies `edits` in order, each to the result of the previous one. An edit whose `oldText`
+ * occurs nowhere, or more than once without `replaceAll`, fails with INVALID_INPUT saying which
+ * edit (1-based) and how many matches, with their line numbers.
+ */
+export function applyEdits(
+  text: string,
+  edits: readonly Edit[],
+  replaceAllByDefault = false,
+): { text: string; replacements: number } {
+  let result = text;
+  let replacements = 0;
+  edits.forEach((edit, i) => {
+    const n = i + 1;
+    const found = occurrences(result, edit.oldText);
+    const replaceAll = edit.replaceAll ?? replaceAllByDefault;
+    if (found.length === 0) {
+      throw new SatchelError('INVALID_INPUT', `edit ${n}: oldText was not found`, {
+        edit: n,
+        matches: 0,
+      });
+    }
+    if (found.length > 1 && !replaceAll) {
+      const lines = found.slice(0, 10).map((at) => lineOf(result, at));
+      throw new SatchelError(
+        'INVALID_INPUT',
+        `edit ${n}: oldText matches ${found.length} places (lines ${lines.join(', ')}${found.length > 10 ? ', …' : ''}); include more context to make it unique, or set replaceAll`,
+        { edit: n, matches: found.length, lines },
+      );
+    }
+    result = replaceAll
+      ? result.split(edit.oldText).join(edit.newText)
+      : spliceOnce(result, found[0] ?? 0, edit);
+    replacements += found.length;
+  });
+  return { text: result, replacements };
+}
+
+function spliceOnce(text: string, at: number, edit: Edit): string {
+  return text.slice(0, at) + edit.newText + text.slice(at + edit.oldText.length);
+}
+
+const EDIT_RETRIES = 3;
+
+export async function editFile(
+  ctx: EngineContext,
+  workspace: string,
+  rawPath: string,
+  rawEdits: readonly Edit[],
+  rawOptions?: EditOptions,
+): Promise<EditResult> {
+  validateWorkspaceName(workspace);
+  const path = normalizeEntryPath(rawPath);
+  const options = parseOptions(EditOptionsSchema, rawOptions);
+  const edits = parseEdits(rawEdits);
+  for (let attempt = 0; ; attempt++) {
+    const ws = await requireWorkspace(ctx.store, workspace);
+    const head = await ctx.store.getEntry(ws.id, path);
+    if (!head) throw notFound(path);
+    if (head.type !== 'file' || head.hash === null) {
+      throw new SatchelError('INVALID_INPUT', `${path} is a directory`, { path });
+    }
+    if (options.ifMatch !== undefined && Number(head.seq) !== options.ifMatch) {
+      throw preconditionFailed(path, options.ifMatch, Number(head.seq));
+    }
+    const data = await readWhole(ctx, ctx.store, head.hash, ctx.limits.maxTextBytes, 'edit');
+    if (isBinary(data)) {
+      throw new SatchelError('INVALID_INPUT', `${path} is a binary file; edits apply to text`, {
+        path,
+      });
+    }
+    const before = data.toString('utf8');
+    const { text, replacements } = applyEdits(before, edits, options.replaceAll);
+    const patch = createTwoFilesPatch(path, path, before, text, `version ${head.seq}`, 'edited');
+    if (options.dryRun) {
+      return { diff: patch, replacements, dryRun: true, info: entryInfo(head) };
+    }
+    try {
+      const info = await writeFile(
+        ctx,
+        workspace,
+        path,
+        text,
+        { ifMatch: Number(head.seq), session: options.session, message: options.message },
+        'edit',
+      );
+      return { diff: patch, replacements, dryRun: false, info };
+    } catch (error) {
+      // Someone wrote in between: re-apply the edits to the new head, unless pinned by ifMatch.
+      const raced = error instanceof SatchelError && error.code === 'PRECONDITION_FAILED';
+      if (!raced || options.ifMatch !== undefined || attempt >= EDIT_RETRIES) throw error;
+    }
+  }
+}
+
+function parseEdits(edits: readonly Edit[]): Edit[] {
+  if (!Array.isArray(edits) || edits.length === 0) {
+    throw new SatchelError(
+      'INVALID_INPUT',
+      'edits must be a non-empty array of {oldText, newText}',
+      {
+        field: 'edits',
+      },
+    );
+  }
+  return edits.map((edit, i) => {
+    const parsed = EditSchema.safeParse(edit);
+    if (!parsed.success) {
+      throw new SatchelError(
+        'INVALID_INPUT',
+        `edit ${i + 1}: ${parsed.error.issues[0]?.message ?? 'invalid'} (${parsed.error.issues[0]?.path.join('.') ?? ''})`,
+        { field: `edits.${i}` },
+      );
+    }
+    return parsed.data;
+  });
+}

@@ -1,0 +1,73 @@
+/** fsck: re-hash every stored blob, check every version's content exists, report orphans. */
+import { createHash } from 'node:crypto';
+import { isSatchelError } from '../errors.js';
+import type { FsckReport } from '../schemas.js';
+import type { BlobRow } from '../store/metadata/metadata-store.js';
+import { blobBytes } from './content.js';
+import type { EngineContext } from './context.js';
+
+const PAGE = 500;
+const MAX_LISTED = 1000;
+
+export async function fsck(ctx: EngineContext): Promise<FsckReport> {
+  const corrupt: FsckReport['corrupt'] = [];
+  const orphans: string[] = [];
+  const registered = new Set<string>();
+  let blobsChecked = 0;
+  let after: string | null = null;
+  for (;;) {
+    const rows = await ctx.store.listBlobs(after, PAGE);
+    for (const meta of rows) {
+      blobsChecked++;
+      registered.add(meta.hash);
+      const data = meta.location === 'inline' ? await ctx.store.getInlineData(meta.hash) : null;
+      const row: BlobRow = { ...meta, data };
+      const problem = await rehash(ctx, row);
+      if (problem && corrupt.length < MAX_LISTED)
+        corrupt.push({ hash: meta.hash, reason: problem });
+      if (!(await ctx.store.isReferenced(meta.hash)) && orphans.length < MAX_LISTED) {
+        orphans.push(meta.hash);
+      }
+    }
+    const last = rows.at(-1);
+    if (rows.length < PAGE || !last) break;
+    after = last.hash;
+  }
+  // Files in the blob store that no registry row names: left by a write that never committed.
+  for await (const hash of ctx.blobs.list()) {
+    if (!registered.has(hash) && orphans.length < MAX_LISTED) orphans.push(hash);
+  }
+  const names = new Map((await ctx.store.workspaceNames()).map((w) => [w.id, w.name]));
+  const missing = (await ctx.store.versionsWithoutBlob(MAX_LISTED)).map((v) => ({
+    workspace: names.get(v.workspace_id) ?? v.workspace_id,
+    path: v.path,
+    seq: Number(v.seq),
+    hash: v.hash ?? '',
+  }));
+  return {
+    ok: corrupt.length === 0 && missing.length === 0,
+    blobsChecked,
+    versionsChecked: await ctx.store.countVersions(),
+    corrupt,
+    missing,
+    orphans,
+  };
+}
+
+/** Reads the blob through the verifying path and hashes it whole; returns the problem, if any. */
+async function rehash(ctx: EngineContext, row: BlobRow): Promise<string | null> {
+  const hash = createHash('sha256');
+  let size = 0;
+  try {
+    for await (const piece of blobBytes(ctx, row, 0, Number(row.size))) {
+      hash.update(piece);
+      size += piece.byteLength;
+    }
+  } catch (error) {
+    if (isSatchelError(error, 'INTEGRITY')) return String(error.data.reason ?? error.message);
+    throw error;
+  }
+  if (size !== Number(row.size)) return `size is ${size}, expected ${row.size}`;
+  if (hash.digest('hex') !== row.hash) return 'content does not match its hash';
+  return null;
+}

@@ -1,0 +1,126 @@
+/**
+ * Turns caller content into stored content: small content stays in memory to be committed inline
+ * with its version (one transaction, one fsync); anything larger streams into the BlobStore.
+ */
+import { createHash } from 'node:crypto';
+import { SatchelError } from '../errors.js';
+import type { Content } from '../satchel.js';
+import type { BlobRef, BlobStore } from '../store/blob-store.js';
+import type { BlobRow } from '../store/metadata/metadata-store.js';
+
+export interface StoredContent {
+  readonly hash: string;
+  readonly size: number;
+  /** Present when the content is small enough to live in the metadata database. */
+  readonly inline: Buffer | null;
+  readonly ref: BlobRef | null;
+  /** The first bytes, for content-type sniffing. */
+  readonly head: Buffer;
+}
+
+export interface IngestLimits {
+  readonly maxFileSize: number;
+  readonly inlineThreshold: number;
+}
+
+const SNIFF_BYTES = 8192;
+
+function toBuffer(piece: Uint8Array | string): Buffer {
+  return typeof piece === 'string'
+    ? Buffer.from(piece, 'utf8')
+    : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+}
+
+export function tooLarge(limit: number): SatchelError {
+  return new SatchelError('TOO_LARGE', `content exceeds the maximum file size of ${limit} bytes`, {
+    limit,
+  });
+}
+
+/**
+ * Consumes `content` once. Up to `inlineThreshold` bytes are buffered; past that, the buffered
+ * prefix and the rest of the stream go to `blobs.put`, which hashes and stores them durably in
+ * flat memory. TOO_LARGE past `maxFileSize` (nothing is kept).
+ */
+export async function ingest(
+  content: Content,
+  limits: IngestLimits,
+  blobs: BlobStore,
+): Promise<StoredContent> {
+  if (typeof content === 'string' || content instanceof Uint8Array) {
+    const data = toBuffer(content);
+    if (data.byteLength > limits.maxFileSize) throw tooLarge(limits.maxFileSize);
+    if (data.byteLength <= limits.inlineThreshold) return inlineContent(data);
+    const ref = await blobs.put(single(data), { maxBytes: limits.maxFileSize });
+    return {
+      hash: ref.hash,
+      size: ref.size,
+      inline: null,
+      ref,
+      head: data.subarray(0, SNIFF_BYTES),
+    };
+  }
+  const iterator = content[Symbol.asyncIterator]();
+  const prefix: Buffer[] = [];
+  let buffered = 0;
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) return inlineContent(Buffer.concat(prefix, buffered));
+    const piece = toBuffer(next.value);
+    prefix.push(piece);
+    buffered += piece.byteLength;
+    if (buffered > limits.inlineThreshold) break;
+  }
+  const head = Buffer.concat(prefix, buffered).subarray(0, SNIFF_BYTES);
+  const ref = await blobs.put(resume(prefix, iterator), { maxBytes: limits.maxFileSize });
+  return { hash: ref.hash, size: ref.size, inline: null, ref, head };
+}
+
+function inlineContent(data: Buffer): StoredContent {
+  const hash = createHash('sha256').update(data).digest('hex');
+  return {
+    hash,
+    size: data.byteLength,
+    inline: data,
+    ref: null,
+    head: data.subarray(0, SNIFF_BYTES),
+  };
+}
+
+async function* single(data: Buffer): AsyncGenerator<Uint8Array> {
+  yield data;
+}
+
+async function* resume(
+  prefix: Buffer[],
+  iterator: AsyncIterator<Uint8Array | string>,
+): AsyncGenerator<Uint8Array> {
+  try {
+    // Hand pieces over one at a time so the prefix can be collected as it is consumed.
+    while (prefix.length > 0) {
+      const piece = prefix.shift();
+      if (piece) yield piece;
+    }
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      yield toBuffer(next.value);
+    }
+  } finally {
+    // The store may stop early (TOO_LARGE, a failed write): release the caller's stream too.
+    await iterator.return?.();
+  }
+}
+
+/** The registry row for stored content. */
+export function blobRow(content: StoredContent, now: number): BlobRow {
+  return {
+    hash: content.hash,
+    size: content.size,
+    location: content.inline ? 'inline' : 'store',
+    data: content.inline,
+    chunk_size: content.ref?.chunkSize ?? null,
+    chunks: content.ref ? Buffer.from(content.ref.chunks) : null,
+    created_at: now,
+  };
+}

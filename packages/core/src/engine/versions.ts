@@ -1,0 +1,176 @@
+/** Recording versions: the one place that writes `versions` and `entries` rows together. */
+import { SatchelError } from '../errors.js';
+import { parentOf } from '../paths.js';
+import type { FileInfo, VersionOp } from '../schemas.js';
+import type { EntryRow, MetadataTx } from '../store/metadata/metadata-store.js';
+import { type EngineContext, entryInfo } from './context.js';
+
+export interface Stamp {
+  readonly workspaceId: string;
+  readonly seq: number;
+  readonly now: number;
+  readonly author: string;
+  readonly session: string | null;
+}
+
+export interface FileContent {
+  readonly hash: string;
+  readonly size: number;
+  readonly contentType: string;
+}
+
+export interface VersionExtras {
+  readonly message?: string | null | undefined;
+  readonly origin?: { readonly path: string; readonly seq: number } | null;
+}
+
+/** Starts a mutation: hands out the next seq of the workspace. */
+export async function stamp(
+  tx: MetadataTx,
+  ctx: EngineContext,
+  workspaceId: string,
+  session: string | undefined,
+): Promise<Stamp> {
+  return {
+    workspaceId,
+    seq: await tx.nextSeq(workspaceId),
+    now: ctx.clock(),
+    author: ctx.actor,
+    session: session ?? null,
+  };
+}
+
+/**
+ * Creates missing ancestor directories of `path` (each an implicit `mkdir` version in the same
+ * mutation). CONFLICT if an ancestor is a file. Relies on the invariant that every entry's parent
+ * exists, so the walk stops at the first existing ancestor.
+ */
+export async function ensureParents(tx: MetadataTx, s: Stamp, path: string): Promise<void> {
+  const missing: string[] = [];
+  for (let dir = parentOf(path); dir !== '/'; dir = parentOf(dir)) {
+    const entry = await tx.getEntry(s.workspaceId, dir);
+    if (entry) {
+      if (entry.type !== 'directory') {
+        throw new SatchelError('CONFLICT', `${dir} is a file, so ${path} cannot be created`, {
+          path,
+          conflict: dir,
+        });
+      }
+      break;
+    }
+    missing.push(dir);
+  }
+  for (const dir of missing.reverse()) await putDirectory(tx, s, dir, 'mkdir');
+}
+
+export async function putDirectory(
+  tx: MetadataTx,
+  s: Stamp,
+  path: string,
+  op: VersionOp,
+  extras: VersionExtras = {},
+): Promise<FileInfo> {
+  await tx.insertVersion({
+    workspace_id: s.workspaceId,
+    path,
+    seq: s.seq,
+    op,
+    type: 'directory',
+    deleted: 0,
+    hash: null,
+    size: 0,
+    content_type: null,
+    author: s.author,
+    session: s.session,
+    message: extras.message ?? null,
+    origin_path: extras.origin?.path ?? null,
+    origin_seq: extras.origin?.seq ?? null,
+    created_at: s.now,
+  });
+  const entry: EntryRow = {
+    workspace_id: s.workspaceId,
+    path,
+    parent: parentOf(path),
+    type: 'directory',
+    seq: s.seq,
+    size: 0,
+    hash: null,
+    content_type: null,
+    author: s.author,
+    session: s.session,
+    modified_at: s.now,
+  };
+  await tx.putEntry(entry);
+  return entryInfo(entry);
+}
+
+/** Records a file version and makes it the head. The blob must already be registered. */
+export async function putFile(
+  tx: MetadataTx,
+  s: Stamp,
+  path: string,
+  op: VersionOp,
+  content: FileContent,
+  extras: VersionExtras = {},
+): Promise<FileInfo> {
+  await tx.insertVersion({
+    workspace_id: s.workspaceId,
+    path,
+    seq: s.seq,
+    op,
+    type: 'file',
+    deleted: 0,
+    hash: content.hash,
+    size: content.size,
+    content_type: content.contentType,
+    author: s.author,
+    session: s.session,
+    message: extras.message ?? null,
+    origin_path: extras.origin?.path ?? null,
+    origin_seq: extras.origin?.seq ?? null,
+    created_at: s.now,
+  });
+  const entry: EntryRow = {
+    workspace_id: s.workspaceId,
+    path,
+    parent: parentOf(path),
+    type: 'file',
+    seq: s.seq,
+    size: content.size,
+    hash: content.hash,
+    content_type: content.contentType,
+    author: s.author,
+    session: s.session,
+    modified_at: s.now,
+  };
+  await tx.putEntry(entry);
+  return entryInfo(entry);
+}
+
+/** Records a tombstone for an entry and removes it from the live tree. */
+export async function putTombstone(
+  tx: MetadataTx,
+  s: Stamp,
+  entry: EntryRow,
+  op: VersionOp,
+  extras: VersionExtras = {},
+): Promise<void> {
+  await tx.insertVersion({
+    workspace_id: s.workspaceId,
+    path: entry.path,
+    seq: s.seq,
+    op,
+    type: entry.type,
+    deleted: 1,
+    hash: null,
+    size: 0,
+    content_type: null,
+    author: s.author,
+    session: s.session,
+    message: extras.message ?? null,
+    origin_path: extras.origin?.path ?? null,
+    origin_seq: extras.origin?.seq ?? null,
+    created_at: s.now,
+  });
+  await tx.deleteEntry(s.workspaceId, entry.path);
+}

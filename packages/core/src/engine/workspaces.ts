@@ -1,0 +1,73 @@
+/** Workspace lifecycle: create, list, inspect, delete. */
+import { randomUUID } from 'node:crypto';
+import { SatchelError } from '../errors.js';
+import { validateWorkspaceName } from '../paths.js';
+import {
+  type CallOptions,
+  type Page,
+  type PageOptions,
+  PageOptionsSchema,
+  type Workspace,
+  type WorkspaceInfo,
+} from '../schemas.js';
+import type { WorkspaceRow } from '../store/metadata/metadata-store.js';
+import {
+  decodeCursor,
+  type EngineContext,
+  encodeCursor,
+  iso,
+  parseOptions,
+  requireWorkspace,
+} from './context.js';
+
+function workspaceOut(row: WorkspaceRow): Workspace {
+  return { name: row.name, seq: Number(row.seq), createdAt: iso(Number(row.created_at)) };
+}
+
+export async function createWorkspace(
+  ctx: EngineContext,
+  rawName: string,
+  _options?: CallOptions,
+): Promise<Workspace> {
+  const name = validateWorkspaceName(rawName);
+  return ctx.committer.run(async (tx) => {
+    if (await tx.findWorkspace(name)) {
+      throw new SatchelError('CONFLICT', `workspace ${name} already exists`, { workspace: name });
+    }
+    const row = { id: randomUUID(), name, created_at: ctx.clock() };
+    await tx.createWorkspace(row);
+    return { name, seq: 0, createdAt: iso(row.created_at) };
+  });
+}
+
+export async function listWorkspaces(
+  ctx: EngineContext,
+  rawOptions?: PageOptions,
+): Promise<Page<Workspace>> {
+  const options = parseOptions(PageOptionsSchema, rawOptions);
+  const limit = options.limit ?? 100;
+  const cursor = decodeCursor(options.cursor, ['a']);
+  const rows = await ctx.store.listWorkspaces(cursor ? String(cursor.a) : null, limit + 1);
+  const items = rows.slice(0, limit).map(workspaceOut);
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor({ a: last.name }) : null };
+}
+
+export async function getWorkspace(ctx: EngineContext, rawName: string): Promise<WorkspaceInfo> {
+  const name = validateWorkspaceName(rawName);
+  const row = await requireWorkspace(ctx.store, name);
+  return { ...workspaceOut(row), ...(await ctx.store.workspaceStats(row.id)) };
+}
+
+/** Removes the workspace's metadata; its content stays until fsck reports it as orphaned. */
+export async function deleteWorkspace(
+  ctx: EngineContext,
+  rawName: string,
+  _options?: CallOptions,
+): Promise<void> {
+  const name = validateWorkspaceName(rawName);
+  await ctx.committer.run(async (tx) => {
+    const row = await requireWorkspace(tx, name);
+    await tx.deleteWorkspace(row.id);
+  });
+}

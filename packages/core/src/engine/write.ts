@@ -1,0 +1,305 @@
+/** Mutations that create file versions: write, batch write, append, mkdir, restore. */
+import { SatchelError } from '../errors.js';
+import { normalizeEntryPath, validateWorkspaceName } from '../paths.js';
+import type { BatchFile, Content } from '../satchel.js';
+import {
+  type AppendOptions,
+  AppendOptionsSchema,
+  type CallOptions,
+  CallOptionsSchema,
+  type FileInfo,
+  type WriteOptions,
+  WriteOptionsSchema,
+} from '../schemas.js';
+import { integrityError } from '../store/content-hash.js';
+import type { EntryRow, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
+import { blobBytes, getBlobRow } from './content.js';
+import {
+  checkPreconditions,
+  contentTypeFor,
+  type EngineContext,
+  entryInfo,
+  notFound,
+  parseOptions,
+  requireWorkspace,
+} from './context.js';
+import { resolveVersion } from './history.js';
+import { blobRow, ingest, type StoredContent, tooLarge } from './ingest.js';
+import { ensureParents, putDirectory, putFile, stamp } from './versions.js';
+
+function notADirectoryTarget(path: string): SatchelError {
+  return new SatchelError('CONFLICT', `${path} is a directory`, { path });
+}
+
+/** Commits stored content as the new head of `path`, re-checking preconditions in the transaction. */
+async function commitContent(
+  tx: MetadataTx,
+  ctx: EngineContext,
+  workspace: string,
+  path: string,
+  stored: StoredContent,
+  op: 'write' | 'append' | 'edit',
+  options: WriteOptions,
+): Promise<FileInfo> {
+  const ws = await requireWorkspace(tx, workspace);
+  const head = await tx.getEntry(ws.id, path);
+  if (head?.type === 'directory') throw notADirectoryTarget(path);
+  checkPreconditions(path, head, options);
+  const s = await stamp(tx, ctx, ws.id, options.session);
+  await ensureParents(tx, s, path);
+  await tx.putBlob(blobRow(stored, s.now));
+  return putFile(
+    tx,
+    s,
+    path,
+    op,
+    { hash: stored.hash, size: stored.size, contentType: contentTypeFor(path, stored.head) },
+    { message: options.message },
+  );
+}
+
+/** Fails fast, before any content is stored, when the write cannot succeed. */
+async function precheck(
+  ctx: EngineContext,
+  workspace: string,
+  path: string,
+  options: WriteOptions,
+): Promise<{ ws: WorkspaceRow; head: EntryRow | undefined }> {
+  const ws = await requireWorkspace(ctx.store, workspace);
+  const head = await ctx.store.getEntry(ws.id, path);
+  if (head?.type === 'directory') throw notADirectoryTarget(path);
+  checkPreconditions(path, head, options);
+  return { ws, head };
+}
+
+export async function writeFile(
+  ctx: EngineContext,
+  workspace: string,
+  rawPath: string,
+  content: Content,
+  rawOptions?: WriteOptions,
+  op: 'write' | 'edit' = 'write',
+): Promise<FileInfo> {
+  validateWorkspaceName(workspace);
+  const path = normalizeEntryPath(rawPath);
+  const options = parseOptions(WriteOptionsSchema, rawOptions);
+  await precheck(ctx, workspace, path, options);
+  const stored = await ingest(content, ctx.limits, ctx.blobs);
+  return ctx.committer.run((tx) => commitContent(tx, ctx, workspace, path, stored, op, options));
+}
+
+export async function writeFiles(
+  ctx: EngineContext,
+  workspace: string,
+  files: readonly BatchFile[],
+  rawOptions?: CallOptions,
+): Promise<FileInfo[]> {
+  validateWorkspaceName(workspace);
+  const options = parseOptions(CallOptionsSchema, rawOptions);
+  if (!Array.isArray(files) || files.length === 0) {
+    throw new SatchelError('INVALID_INPUT', 'files must be a non-empty array', { field: 'files' });
+  }
+  const seen = new Set<string>();
+  const prepared: { path: string; file: BatchFile; stored: StoredContent }[] = [];
+  for (const file of files) {
+    const path = normalizeEntryPath(file.path);
+    if (seen.has(path)) {
+      throw new SatchelError('INVALID_INPUT', `${path} appears twice in the batch`, { path });
+    }
+    seen.add(path);
+    if (typeof file.content !== 'string' && !(file.content instanceof Uint8Array)) {
+      throw new SatchelError('INVALID_INPUT', `content of ${path} must be a string or bytes`, {
+        path,
+      });
+    }
+    prepared.push({ path, file, stored: await ingest(file.content, ctx.limits, ctx.blobs) });
+  }
+  return ctx.committer.run(async (tx) => {
+    const out: FileInfo[] = [];
+    for (const { path, file, stored } of prepared) {
+      const conditions = { ifMatch: file.ifMatch, ifNoneMatch: file.ifNoneMatch, ...options };
+      out.push(await commitContent(tx, ctx, workspace, path, stored, 'write', conditions));
+    }
+    return out;
+  });
+}
+
+const APPEND_RETRIES = 20;
+
+/**
+ * Appends by writing a new version holding the old content plus the new bytes. The new bytes are
+ * buffered (at most `maxTextBytes`). When the result is small it is assembled inside the
+ * transaction, so concurrent appends serialise without retries; otherwise it is assembled in the
+ * blob store first and committed if the head has not moved, replayed on the new head if it has
+ * (unless pinned by `ifMatch`).
+ */
+export async function appendFile(
+  ctx: EngineContext,
+  workspace: string,
+  rawPath: string,
+  content: Content,
+  rawOptions?: AppendOptions,
+): Promise<FileInfo> {
+  validateWorkspaceName(workspace);
+  const path = normalizeEntryPath(rawPath);
+  const options = parseOptions(AppendOptionsSchema, rawOptions);
+  const addition = await collect(content, ctx.limits.maxTextBytes);
+  const small = await ctx.committer.run((tx) =>
+    appendInline(tx, ctx, workspace, path, addition, options),
+  );
+  if (small) return small;
+  for (let attempt = 0; ; attempt++) {
+    const { head } = await precheck(ctx, workspace, path, options);
+    const base = head?.hash ? await getBlobRow(ctx.store, head.hash) : null;
+    const baseSize = base ? Number(base.size) : 0;
+    if (baseSize + addition.byteLength > ctx.limits.maxFileSize)
+      throw tooLarge(ctx.limits.maxFileSize);
+    const combined = base ? concat(blobBytes(ctx, base, 0, baseSize), addition) : single(addition);
+    const stored = await ingest(combined, ctx.limits, ctx.blobs);
+    const expected = {
+      ...options,
+      ifMatch: head?.seq,
+      ifNoneMatch: head ? undefined : ('*' as const),
+    };
+    try {
+      return await ctx.committer.run((tx) =>
+        commitContent(tx, ctx, workspace, path, stored, 'append', expected),
+      );
+    } catch (error) {
+      const raced = error instanceof SatchelError && error.code === 'PRECONDITION_FAILED';
+      if (!raced || options.ifMatch !== undefined || attempt >= APPEND_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+    }
+  }
+}
+
+/** The in-transaction append; null when the result would not fit inline. */
+async function appendInline(
+  tx: MetadataTx,
+  ctx: EngineContext,
+  workspace: string,
+  path: string,
+  addition: Buffer,
+  options: AppendOptions,
+): Promise<FileInfo | null> {
+  const ws = await requireWorkspace(tx, workspace);
+  const head = await tx.getEntry(ws.id, path);
+  if (head?.type === 'directory') throw notADirectoryTarget(path);
+  checkPreconditions(path, head, options);
+  if (addition.byteLength === 0 && head) return entryInfo(head);
+  const base = head?.hash ? await getBlobRow(tx, head.hash) : null;
+  if (base && base.location !== 'inline') return null;
+  if (Number(base?.size ?? 0) + addition.byteLength > ctx.limits.inlineThreshold) return null;
+  const pieces: Uint8Array[] = [];
+  if (base)
+    for await (const piece of blobBytes(ctx, base, 0, Number(base.size))) pieces.push(piece);
+  pieces.push(addition);
+  const stored = await ingest(Buffer.concat(pieces), ctx.limits, ctx.blobs);
+  return commitContent(tx, ctx, workspace, path, stored, 'append', options);
+}
+
+async function collect(content: Content, max: number): Promise<Buffer> {
+  if (typeof content === 'string') return Buffer.from(content, 'utf8');
+  if (content instanceof Uint8Array) return Buffer.from(content);
+  const pieces: Buffer[] = [];
+  let size = 0;
+  for await (const piece of content) {
+    const buf = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : Buffer.from(piece);
+    size += buf.byteLength;
+    if (size > max) {
+      throw new SatchelError(
+        'TOO_LARGE',
+        `an append may add at most ${max} bytes; write the whole file instead`,
+        { limit: max },
+      );
+    }
+    pieces.push(buf);
+  }
+  return Buffer.concat(pieces, size);
+}
+
+async function* concat(head: AsyncIterable<Uint8Array>, tail: Buffer): AsyncGenerator<Uint8Array> {
+  yield* head;
+  if (tail.byteLength > 0) yield tail;
+}
+
+async function* single(data: Buffer): AsyncGenerator<Uint8Array> {
+  yield data;
+}
+
+export async function mkdir(
+  ctx: EngineContext,
+  workspace: string,
+  rawPath: string,
+  rawOptions?: CallOptions,
+): Promise<FileInfo> {
+  validateWorkspaceName(workspace);
+  const path = normalizeEntryPath(rawPath);
+  const options = parseOptions(CallOptionsSchema, rawOptions);
+  return ctx.committer.run(async (tx) => {
+    const ws = await requireWorkspace(tx, workspace);
+    const existing = await tx.getEntry(ws.id, path);
+    if (existing) {
+      if (existing.type === 'directory') return entryInfo(existing);
+      throw new SatchelError('CONFLICT', `${path} is a file`, { path });
+    }
+    const s = await stamp(tx, ctx, ws.id, options.session);
+    await ensureParents(tx, s, path);
+    return putDirectory(tx, s, path, 'mkdir');
+  });
+}
+
+export async function restore(
+  ctx: EngineContext,
+  workspace: string,
+  rawPath: string,
+  seq: number,
+  rawOptions?: WriteOptions,
+): Promise<FileInfo> {
+  validateWorkspaceName(workspace);
+  const path = normalizeEntryPath(rawPath);
+  const options = parseOptions(WriteOptionsSchema, rawOptions);
+  if (!Number.isSafeInteger(seq) || seq < 0) {
+    throw new SatchelError('INVALID_INPUT', 'version must be a non-negative integer', {
+      field: 'version',
+    });
+  }
+  return ctx.committer.run(async (tx) => {
+    const ws = await requireWorkspace(tx, workspace);
+    const version = await resolveVersion(tx, ws.id, path, seq);
+    if (!version) throw notFound(`${path}@${seq}`, 'version');
+    if (version.deleted === 1) {
+      throw new SatchelError(
+        'INVALID_INPUT',
+        `version ${seq} of ${path} is a deletion; pick a version with content`,
+        {
+          path,
+          seq,
+        },
+      );
+    }
+    const head = await tx.getEntry(ws.id, path);
+    if (head && head.type !== version.type) {
+      throw new SatchelError('CONFLICT', `${path} is now a ${head.type}`, { path });
+    }
+    checkPreconditions(path, head, options);
+    const s = await stamp(tx, ctx, ws.id, options.session);
+    await ensureParents(tx, s, path);
+    const origin = { path: version.path, seq: Number(version.seq) };
+    if (version.type === 'directory') return putDirectory(tx, s, path, 'restore', { origin });
+    if (version.hash === null)
+      throw integrityError(`${path}@${seq}`, 'file version without content');
+    return putFile(
+      tx,
+      s,
+      path,
+      'restore',
+      {
+        hash: version.hash,
+        size: Number(version.size),
+        contentType: version.content_type ?? 'application/octet-stream',
+      },
+      { origin, message: options.message },
+    );
+  });
+}

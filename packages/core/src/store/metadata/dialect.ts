@@ -1,0 +1,11 @@
+/** What the portable query layer needs to know about a SQL dialect beyond Kysely itself. */
+export interface SqlDialectInfo {
+  readonly name: 'sqlite' | 'postgres';
+  /** Column type for binary data ('blob' in SQLite, 'bytea' in PostgreSQL). */
+  readonly binaryType: 'blob' | 'bytea';
+  /**
+   * Collation that orders path columns byte-wise (UTF-8), which range scans over descendants
+   * rely on. SQLite's default BINARY collation already does; PostgreSQL needs "C".
+   */
+  readonly textCollation: string | null;
+}

@@ -1,0 +1,107 @@
+/**
+ * The SQLite dialect module: the only place that knows it is SQLite. Opens the database file with
+ * the settings the durability rule needs and refuses to run without them.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  type SqliteDatabase,
+  SqliteDialect,
+  SqliteDriver,
+} from 'kysely';
+import { SatchelError } from '../../errors.js';
+import type { SqlDialectInfo } from './dialect.js';
+import type { Database } from './tables.js';
+
+export const SQLITE_DIALECT: SqlDialectInfo = {
+  name: 'sqlite',
+  binaryType: 'blob',
+  textCollation: null,
+};
+
+const FULL = 2;
+
+/**
+ * Write transactions start with BEGIN IMMEDIATE: they take the write lock up front, so a second
+ * process waits out the busy timeout instead of failing on a read-to-write upgrade.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+export interface SqliteOptions {
+  /** Milliseconds a writer waits for another process's write lock (default 5000). */
+  readonly busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating if needed) a SQLite database in WAL mode with `synchronous=FULL`, foreign keys
+ * on and a busy timeout. Throws INTERNAL if the file cannot provide durable commits. The path
+ * ":memory:" gives a non-durable database for tests.
+ */
+export function openSqlite(file: string, options: SqliteOptions = {}): Kysely<Database> {
+  const raw = new BetterSqlite3(file);
+  try {
+    raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    if (file !== ':memory:') {
+      const mode = raw.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal') throw refuse(file, `journal_mode is ${String(mode)}, WAL is required`);
+    }
+    raw.pragma('synchronous = FULL');
+    const sync = raw.pragma('synchronous', { simple: true });
+    if (sync !== FULL) throw refuse(file, `synchronous is ${String(sync)}, FULL (2) is required`);
+    raw.pragma('foreign_keys = ON');
+  } catch (error) {
+    raw.close();
+    throw error;
+  }
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cached(raw) }) });
+}
+
+const STATEMENT_CACHE = 256;
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running most of ours. Kysely's
+ * queries are parameterised, so their SQL text repeats and the prepared statements can be reused
+ * (least recently used evicted).
+ */
+function cached(raw: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => raw.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (statement) {
+        statements.delete(text);
+      } else {
+        statement = raw.prepare(text);
+        if (statements.size >= STATEMENT_CACHE) {
+          const oldest = statements.keys().next();
+          if (!oldest.done) statements.delete(oldest.value);
+        }
+      }
+      statements.set(text, statement);
+      return statement;
+    },
+  };
+}
+
+function refuse(file: string, reason: string): SatchelError {
+  return new SatchelError('INTERNAL', `refusing to open ${file}: ${reason} for durable commits`);
+}
