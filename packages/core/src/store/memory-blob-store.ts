@@ -112,4 +112,3 @@ export class MemoryBlobStore implements BlobStore {
     this.#blobs.delete(hash);
   }
 }
-

@@ -20,6 +20,9 @@ export type EntryRow = Selectable<EntriesTable>;
 export type VersionRow = Selectable<VersionsTable>;
 export type BlobRow = Selectable<BlobsTable>;
 
+/** Version of the on-disk format described in docs/storage.md. */
+export const STORAGE_FORMAT = '1';
+
 /** Outcome of one operation of a batch: its value, or the error that rolled back its changes. */
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -274,9 +277,14 @@ export class MetadataStore extends MetadataQueries {
     super(db);
   }
 
-  /** Creates or upgrades the schema. */
+  /** Creates or upgrades the schema and records the storage format (docs/storage.md). */
   async migrate(): Promise<void> {
     await migrateToLatest(this.db as unknown as Kysely<unknown>, this.dialect);
+    await this.db
+      .insertInto('meta')
+      .values({ key: 'format', value: STORAGE_FORMAT })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
   }
 
   /** Runs `fn` in one transaction: all of its writes commit, durably, or none do. */
