@@ -7,7 +7,6 @@ import {
   checkRef,
   DEFAULT_CHUNK_SIZE,
   integrityError,
-  isHash,
   resolveRange,
   sha256Hex,
   verifyChunk,
