@@ -6,7 +6,8 @@ const path = require('node:path');
 module.exports = {
   hooks: {
     updateConfig(config) {
-      const nodedir = process.env.npm_config_nodedir || path.resolve(path.dirname(process.execPath), '..');
+      const nodedir =
+        process.env.npm_config_nodedir || path.resolve(path.dirname(process.execPath), '..');
       config.extraEnv = { ...config.extraEnv, npm_config_nodedir: nodedir };
       return config;
     },
