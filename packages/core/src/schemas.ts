@@ -230,5 +230,6 @@ export const FsckReportSchema = z.object({
   orphans: z
     .array(z.string())
     .describe('stored blobs no version refers to (left by interrupted writes)'),
+  truncated: z.boolean().describe('true when a list above was cut at 1000 entries'),
 });
 export type FsckReport = z.infer<typeof FsckReportSchema>;

@@ -51,7 +51,7 @@ export function applyEdits(
     const found = occurrences(result, edit.oldText);
     const replaceAll = edit.replaceAll ?? replaceAllByDefault;
     if (found.length === 0) {
-      throw new SatchelError('INVALID_INPUT', `edit ${n}: oldText was not found`, {
+      throw new SatchelError('INVALID_INPUT', `edit ${n}: the text to replace was not found`, {
         edit: n,
         matches: 0,
       });
@@ -60,7 +60,7 @@ export function applyEdits(
       const lines = found.slice(0, 10).map((at) => lineOf(result, at));
       throw new SatchelError(
         'INVALID_INPUT',
-        `edit ${n}: oldText matches ${found.length} places (lines ${lines.join(', ')}${found.length > 10 ? ', …' : ''}); include more context to make it unique, or set replaceAll`,
+        `edit ${n}: the text to replace matches ${found.length} places (lines ${lines.join(', ')}${found.length > 10 ? ', …' : ''}); include more context to make it unique, or replace all of them`,
         { edit: n, matches: found.length, lines },
       );
     }
@@ -107,9 +107,10 @@ export async function editFile(
     }
     const before = data.toString('utf8');
     const { text, replacements } = applyEdits(before, edits, options.replaceAll);
-    const patch = createTwoFilesPatch(path, path, before, text, `version ${head.seq}`, 'edited');
+    const patch = (label: string) =>
+      createTwoFilesPatch(path, path, before, text, `version ${head.seq}`, label);
     if (options.dryRun) {
-      return { diff: patch, replacements, dryRun: true, info: entryInfo(head) };
+      return { diff: patch('dry run'), replacements, dryRun: true, info: entryInfo(head) };
     }
     try {
       const info = await writeFile(
@@ -120,7 +121,7 @@ export async function editFile(
         { ifMatch: Number(head.seq), session: options.session, message: options.message },
         'edit',
       );
-      return { diff: patch, replacements, dryRun: false, info };
+      return { diff: patch(`version ${info.seq}`), replacements, dryRun: false, info };
     } catch (error) {
       // Someone wrote in between: re-apply the edits to the new head, unless pinned by ifMatch.
       const raced = error instanceof SatchelError && error.code === 'PRECONDITION_FAILED';

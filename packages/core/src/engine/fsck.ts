@@ -44,8 +44,10 @@ export async function fsck(ctx: EngineContext): Promise<FsckReport> {
     seq: Number(v.seq),
     hash: v.hash ?? '',
   }));
+  const full = (list: readonly unknown[]) => list.length >= MAX_LISTED;
   return {
     ok: corrupt.length === 0 && missing.length === 0,
+    truncated: full(corrupt) || full(missing) || full(orphans),
     blobsChecked,
     versionsChecked: await ctx.store.countVersions(),
     corrupt,

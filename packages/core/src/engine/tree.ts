@@ -62,8 +62,8 @@ export async function remove(
     if (below.length > 0 && !options.recursive) {
       throw new SatchelError(
         'CONFLICT',
-        `${path} is a directory with ${below.length} entries; pass recursive to delete it all`,
-        { path, entries: below.length },
+        `${path} is a directory with ${below.length} entries; delete it recursively to remove them all`,
+        { path, entries: below.length, reason: 'not_empty' },
       );
     }
     const s = await stamp(tx, ctx, ws.id, options.session);
@@ -113,8 +113,8 @@ async function plan(
           'CONFLICT',
           overwrite
             ? `${target} exists and is a ${existing.type}`
-            : `${target} already exists; pass overwrite to replace it`,
-          { path: target },
+            : `${target} already exists; allow overwriting to replace it`,
+          { path: target, reason: overwrite ? 'type_mismatch' : 'exists' },
         );
       }
     }

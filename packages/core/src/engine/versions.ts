@@ -54,6 +54,7 @@ export async function ensureParents(tx: MetadataTx, s: Stamp, path: string): Pro
         throw new SatchelError('CONFLICT', `${dir} is a file, so ${path} cannot be created`, {
           path,
           conflict: dir,
+          reason: 'parent_is_file',
         });
       }
       break;

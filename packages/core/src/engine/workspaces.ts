@@ -32,7 +32,10 @@ export async function createWorkspace(
   const name = validateWorkspaceName(rawName);
   return ctx.committer.run(async (tx) => {
     if (await tx.findWorkspace(name)) {
-      throw new SatchelError('CONFLICT', `workspace ${name} already exists`, { workspace: name });
+      throw new SatchelError('CONFLICT', `workspace ${name} already exists`, {
+        workspace: name,
+        reason: 'exists',
+      });
     }
     const row = { id: randomUUID(), name, created_at: ctx.clock() };
     await tx.createWorkspace(row);

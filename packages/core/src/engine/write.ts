@@ -28,7 +28,7 @@ import { blobRow, ingest, type StoredContent, tooLarge } from './ingest.js';
 import { ensureParents, putDirectory, putFile, stamp } from './versions.js';
 
 function notADirectoryTarget(path: string): SatchelError {
-  return new SatchelError('CONFLICT', `${path} is a directory`, { path });
+  return new SatchelError('CONFLICT', `${path} is a directory`, { path, reason: 'type_mismatch' });
 }
 
 /** Commits stored content as the new head of `path`, re-checking preconditions in the transaction. */
@@ -241,7 +241,7 @@ export async function mkdir(
     const existing = await tx.getEntry(ws.id, path);
     if (existing) {
       if (existing.type === 'directory') return entryInfo(existing);
-      throw new SatchelError('CONFLICT', `${path} is a file`, { path });
+      throw new SatchelError('CONFLICT', `${path} is a file`, { path, reason: 'type_mismatch' });
     }
     const s = await stamp(tx, ctx, ws.id, options.session);
     await ensureParents(tx, s, path);
@@ -280,7 +280,10 @@ export async function restore(
     }
     const head = await tx.getEntry(ws.id, path);
     if (head && head.type !== version.type) {
-      throw new SatchelError('CONFLICT', `${path} is now a ${head.type}`, { path });
+      throw new SatchelError('CONFLICT', `${path} is now a ${head.type}`, {
+        path,
+        reason: 'type_mismatch',
+      });
     }
     checkPreconditions(path, head, options);
     const s = await stamp(tx, ctx, ws.id, options.session);

@@ -1,0 +1,125 @@
+/** The one place where errors become exit codes and the one-line messages people read. */
+import { type ErrorCode, SatchelError } from '@satchel/core';
+
+/** Exit codes by error code (docs/cli.md lists them; scripts rely on them). */
+export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
+  INVALID_INPUT: 2,
+  INVALID_PATH: 2,
+  NOT_FOUND: 3,
+  CONFLICT: 4,
+  PRECONDITION_FAILED: 4,
+  LOCKED: 4,
+  UNAUTHENTICATED: 5,
+  FORBIDDEN: 5,
+  TOO_LARGE: 6,
+  RATE_LIMITED: 7,
+  INTEGRITY: 8,
+  INTERNAL: 1,
+};
+
+export const EXIT_OK = 0;
+export const EXIT_INTERNAL = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_DAMAGED = 8;
+
+/** A usage mistake the CLI itself detects; `hint` says how to fix it. Exit 2. */
+export function usageError(message: string, hint?: string): SatchelError {
+  return new SatchelError('INVALID_INPUT', message, hint === undefined ? {} : { hint });
+}
+
+/** Errors of the local file system (put/get), in the same vocabulary as the engine's. */
+export function localFileError(error: unknown, path: string): unknown {
+  if (!(error instanceof Error) || !('code' in error)) return error;
+  switch (error.code) {
+    case 'ENOENT':
+      return new SatchelError('NOT_FOUND', `local file ${path} not found`, { local: path });
+    case 'EISDIR':
+      return new SatchelError('INVALID_INPUT', `local path ${path} is a directory`, {
+        local: path,
+      });
+    case 'ENOTDIR':
+      return new SatchelError('INVALID_INPUT', `local path ${path} is not inside a directory`, {
+        local: path,
+      });
+    case 'EACCES':
+    case 'EPERM':
+      return new SatchelError('FORBIDDEN', `permission denied on local path ${path}`, {
+        local: path,
+      });
+    default:
+      return error;
+  }
+}
+
+function hintFor(error: SatchelError, command: string): string | undefined {
+  const { data } = error;
+  if (typeof data.hint === 'string') return data.hint;
+  switch (error.code) {
+    case 'PRECONDITION_FAILED':
+      if (data.expected === '*') return 'the file exists; drop --create-only to replace it';
+      if (typeof data.actual === 'number') {
+        return `re-read the file and retry with --if-match ${data.actual}`;
+      }
+      return 're-read the file and retry without --if-match to create it';
+    case 'NOT_FOUND':
+      if (typeof data.workspace === 'string') {
+        return 'list workspaces with `satchel ws ls`, create one with `satchel ws create NAME`';
+      }
+      if (typeof data.local === 'string') return undefined;
+      if (typeof data.seq === 'number' || /version/.test(error.message)) {
+        return 'list the versions with `satchel log PATH`';
+      }
+      return 'see what exists with `satchel ls -r`';
+    case 'CONFLICT':
+      if (data.reason === 'not_empty')
+        return 'pass -r to delete the directory and everything in it';
+      if (data.reason === 'exists' && (command === 'mv' || command === 'cp')) {
+        return 'pass --overwrite to replace it';
+      }
+      return undefined;
+    case 'LOCKED':
+      return 'another holder has a lock on this path; retry when it is released or expired';
+    case 'RATE_LIMITED':
+      return 'wait a moment and retry';
+    case 'INTEGRITY':
+      return 'run `satchel fsck` to check the data directory';
+    default:
+      return undefined;
+  }
+}
+
+export interface ErrorReport {
+  readonly exitCode: number;
+  /** Lines for stderr, without trailing newlines. */
+  readonly lines: string[];
+}
+
+/**
+ * Turns anything thrown by a command into an exit code and stderr lines: `satchel: <message>
+ * (<CODE>)` plus an optional hint. Unknown faults are `satchel: internal error: …` with exit 1;
+ * the stack is shown only when `debug` is set.
+ */
+export function describeError(error: unknown, command: string, debug: boolean): ErrorReport {
+  if (error instanceof SatchelError && error.code !== 'INTERNAL') {
+    const lines = [`satchel: ${error.message} (${error.code})`];
+    const hint = hintFor(error, command);
+    if (hint !== undefined) lines.push(`hint: ${hint}`);
+    if (debug && error.stack) lines.push(error.stack);
+    return { exitCode: EXIT_CODES[error.code], lines };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const text = message.startsWith('internal error') ? message : `internal error: ${message}`;
+  const lines = [`satchel: ${text}`];
+  if (debug) {
+    const cause = error instanceof Error ? (error.cause ?? error) : error;
+    lines.push(cause instanceof Error && cause.stack ? cause.stack : String(cause));
+  } else {
+    lines.push('hint: set SATCHEL_DEBUG=1 for details');
+  }
+  return { exitCode: EXIT_INTERNAL, lines };
+}
+
+/** A write to a closed pipe (`satchel cat f | head`): the reader is done, not an error. */
+export function isBrokenPipe(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === 'EPIPE';
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+/** Entry point of the `satchel` binary: the only module that touches `process`. */
+import { run } from './program.js';
+
+// A reader that stops early (`satchel cat big.log | head`) is not an error: end quietly.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
+process.exitCode = await run(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  // Lazy: touching process.stdin opens it, which commands that never read stdin do not need.
+  get stdin() {
+    return process.stdin;
+  },
+  env: process.env,
+  cwd: process.cwd(),
+  isTTY: process.stdout.isTTY === true,
+});
