@@ -1,0 +1,332 @@
+/** What every MetadataStore backend must do; each dialect runs it with its own factory. */
+import { createHash } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parentOf } from '../../paths.js';
+import type { BlobRow, EntryRow, MetadataStore, MetadataTx, VersionRow } from './metadata-store.js';
+
+export interface MetadataStoreFixture {
+  /** A migrated, empty store. */
+  readonly store: MetadataStore;
+  cleanup(): Promise<void>;
+}
+
+const NOW = 1_700_000_000_000;
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function inlineBlob(text: string, createdAt = NOW): BlobRow {
+  return {
+    hash: sha256(text),
+    size: Buffer.byteLength(text),
+    location: 'inline',
+    data: Buffer.from(text),
+    chunk_size: null,
+    chunks: null,
+    created_at: createdAt,
+  };
+}
+
+function fileVersion(workspaceId: string, path: string, seq: number, hash: string): VersionRow {
+  return {
+    workspace_id: workspaceId,
+    path,
+    seq,
+    op: 'write',
+    type: 'file',
+    deleted: 0,
+    hash,
+    size: 1,
+    content_type: 'text/plain',
+    author: 'tester',
+    session: null,
+    message: null,
+    origin_path: null,
+    origin_seq: null,
+    created_at: NOW + seq,
+  };
+}
+
+function entry(
+  workspaceId: string,
+  path: string,
+  type: 'file' | 'directory',
+  hash: string | null,
+): EntryRow {
+  return {
+    workspace_id: workspaceId,
+    path,
+    parent: parentOf(path),
+    type,
+    seq: 1,
+    size: hash === null ? 0 : 1,
+    hash,
+    content_type: hash === null ? null : 'text/plain',
+    author: 'tester',
+    session: null,
+    modified_at: NOW,
+  };
+}
+
+/** Byte-wise (UTF-8) order, the order the store promises for paths. */
+function byteOrder(paths: readonly string[]): string[] {
+  return [...paths].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
+/**
+ * Paths chosen to catch non-byte-wise ordering: '-' (0x2d) and '.' (0x2e) sort before '/' (0x2f)
+ * and '0' (0x30) right after it; U+FF61 sorts before U+1F600 in UTF-8 but after it in UTF-16.
+ */
+const DIRECTORIES = ['/a', '/a/b'];
+const FILES = [
+  '/a/b/c',
+  '/a/b-c',
+  '/a/\u00e9',
+  '/a/\uff61',
+  '/a/\u{1f600}',
+  '/a/z',
+  '/a-b',
+  '/a.b',
+  '/a0',
+  '/b',
+  '/\u00e9',
+];
+
+export function runMetadataStoreContract(
+  name: string,
+  factory: () => Promise<MetadataStoreFixture>,
+): void {
+  describe(`MetadataStore contract: ${name}`, () => {
+    let fixture: MetadataStoreFixture;
+    let store: MetadataStore;
+
+    beforeEach(async () => {
+      fixture = await factory();
+      store = fixture.store;
+    });
+
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    async function createWorkspace(id: string): Promise<void> {
+      await store.transaction((tx) => tx.createWorkspace({ id, name: id, created_at: NOW }));
+    }
+
+    /** Writes a file version (registering its content) and makes it the head. */
+    async function writeVersion(
+      tx: MetadataTx,
+      workspaceId: string,
+      path: string,
+      text: string,
+    ): Promise<number> {
+      const seq = await tx.nextSeq(workspaceId);
+      const blob = inlineBlob(text);
+      await tx.putBlob(blob);
+      await tx.insertVersion(fileVersion(workspaceId, path, seq, blob.hash));
+      await tx.putEntry({ ...entry(workspaceId, path, 'file', blob.hash), seq });
+      return seq;
+    }
+
+    it('migrates idempotently', async () => {
+      await store.migrate();
+      await store.migrate();
+      await createWorkspace('w1');
+      await store.migrate();
+      expect((await store.findWorkspace('w1'))?.id).toBe('w1');
+    });
+
+    it('hands out strictly increasing seqs, per workspace', async () => {
+      await createWorkspace('w1');
+      await createWorkspace('w2');
+      const first = await store.transaction(async (tx) => [
+        await tx.nextSeq('w1'),
+        await tx.nextSeq('w1'),
+      ]);
+      const other = await store.transaction((tx) => tx.nextSeq('w2'));
+      const third = await store.transaction((tx) => tx.nextSeq('w1'));
+      expect(first).toEqual([1, 2]);
+      expect(other).toBe(1);
+      expect(third).toBe(3);
+      expect(Number((await store.findWorkspace('w1'))?.seq)).toBe(3);
+      expect(Number((await store.findWorkspace('w2'))?.seq)).toBe(1);
+    });
+
+    it('leaves nothing behind when a transaction throws', async () => {
+      const blob = inlineBlob('never committed');
+      const failure = new Error('abort');
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.createWorkspace({ id: 'w1', name: 'w1', created_at: NOW });
+          const seq = await tx.nextSeq('w1');
+          await tx.putBlob(blob);
+          await tx.insertVersion(fileVersion('w1', '/f', seq, blob.hash));
+          await tx.putEntry(entry('w1', '/f', 'file', blob.hash));
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      expect(await store.findWorkspace('w1')).toBeUndefined();
+      expect(await store.getVersion('w1', '/f')).toBeUndefined();
+      expect(await store.getEntry('w1', '/f')).toBeUndefined();
+      expect(await store.getBlob(blob.hash)).toBeUndefined();
+      expect(await store.countVersions()).toBe(0);
+    });
+
+    it('commits the rest of a batch when one operation throws, and reports its error', async () => {
+      await createWorkspace('w1');
+      const failure = new Error('middle fails');
+      const results = await store.batch<number>([
+        (tx) => writeVersion(tx, 'w1', '/one', 'one'),
+        async (tx) => {
+          await writeVersion(tx, 'w1', '/two', 'two');
+          throw failure;
+        },
+        (tx) => writeVersion(tx, 'w1', '/three', 'three'),
+      ]);
+      expect(results).toEqual([
+        { ok: true, value: 1 },
+        { ok: false, error: failure },
+        { ok: true, value: 2 },
+      ]);
+      expect((await store.getEntry('w1', '/one'))?.hash).toBe(sha256('one'));
+      expect((await store.getEntry('w1', '/three'))?.hash).toBe(sha256('three'));
+      expect(await store.getEntry('w1', '/two')).toBeUndefined();
+      expect(await store.getVersion('w1', '/two')).toBeUndefined();
+      expect(await store.getBlob(sha256('two'))).toBeUndefined();
+      expect(Number((await store.findWorkspace('w1'))?.seq)).toBe(2);
+    });
+
+    it('keeps the first row when a blob is registered twice', async () => {
+      const first = inlineBlob('same content', NOW);
+      await store.transaction((tx) => tx.putBlob(first));
+      await store.transaction((tx) => tx.putBlob({ ...first, created_at: NOW + 1000 }));
+      const row = await store.getBlob(first.hash);
+      expect(Number(row?.created_at)).toBe(NOW);
+      expect(Buffer.from(row?.data ?? new Uint8Array())).toEqual(Buffer.from('same content'));
+      expect(Number(row?.size)).toBe(first.size);
+    });
+
+    describe('listing entries', () => {
+      const all = byteOrder([...DIRECTORIES, ...FILES]);
+
+      beforeEach(async () => {
+        await createWorkspace('w1');
+        await createWorkspace('w2');
+        const blob = inlineBlob('x');
+        await store.transaction(async (tx) => {
+          await tx.putBlob(blob);
+          for (const path of DIRECTORIES) await tx.putEntry(entry('w1', path, 'directory', null));
+          for (const path of FILES) await tx.putEntry(entry('w1', path, 'file', blob.hash));
+          // Another workspace's entries must never show up.
+          await tx.putEntry(entry('w2', '/a', 'directory', null));
+          await tx.putEntry(entry('w2', '/a/other', 'file', blob.hash));
+        });
+      });
+
+      const paths = (rows: readonly EntryRow[]) => rows.map((r) => r.path);
+
+      it('lists the children of a directory in byte-wise order', async () => {
+        const root = await store.listEntries('w1', '/', false, null, 100);
+        expect(paths(root)).toEqual(['/a', '/a-b', '/a.b', '/a0', '/b', '/\u00e9']);
+        const a = await store.listEntries('w1', '/a', false, null, 100);
+        expect(paths(a)).toEqual([
+          '/a/b',
+          '/a/b-c',
+          '/a/z',
+          '/a/\u00e9',
+          '/a/\uff61',
+          '/a/\u{1f600}',
+        ]);
+        expect(await store.countEntries('w1', '/', false)).toBe(root.length);
+        expect(await store.countEntries('w1', '/a', false)).toBe(a.length);
+      });
+
+      it('lists a subtree in byte-wise order, without look-alike siblings', async () => {
+        const everything = await store.listEntries('w1', '/', true, null, 100);
+        expect(paths(everything)).toEqual(all);
+        const a = paths(await store.listEntries('w1', '/a', true, null, 100));
+        expect(a).toEqual(byteOrder(all.filter((p) => p.startsWith('/a/'))));
+        expect(a).toEqual([
+          '/a/b',
+          '/a/b-c',
+          '/a/b/c',
+          '/a/z',
+          '/a/\u00e9',
+          '/a/\uff61',
+          '/a/\u{1f600}',
+        ]);
+        expect(a).not.toContain('/a');
+        expect(a).not.toContain('/a-b');
+        expect(a).not.toContain('/a.b');
+        expect(a).not.toContain('/a0');
+        expect(paths(await store.listEntries('w1', '/a/b', true, null, 100))).toEqual(['/a/b/c']);
+        expect(await store.countEntries('w1', '/', true)).toBe(all.length);
+        expect(await store.countEntries('w1', '/a', true)).toBe(a.length);
+        expect(await store.countEntries('w1', '/a/b', true)).toBe(1);
+      });
+
+      it('pages by afterPath without gaps or repeats', async () => {
+        for (const [dir, recursive] of [
+          ['/', true],
+          ['/a', true],
+          ['/', false],
+        ] as const) {
+          const pages: string[] = [];
+          let after: string | null = null;
+          for (;;) {
+            const rows: EntryRow[] = await store.listEntries('w1', dir, recursive, after, 3);
+            pages.push(...paths(rows));
+            const last = rows.at(-1);
+            if (rows.length < 3 || !last) break;
+            after = last.path;
+          }
+          expect(pages).toEqual(paths(await store.listEntries('w1', dir, recursive, null, 100)));
+          expect(pages.length).toBe(await store.countEntries('w1', dir, recursive));
+        }
+        const afterA = await store.listEntries('w1', '/', true, '/a/z', 100);
+        expect(paths(afterA)).toEqual(all.slice(all.indexOf('/a/z') + 1));
+      });
+    });
+
+    it('gets the head version or one at a seq, and lists versions both ways', async () => {
+      await createWorkspace('w1');
+      const seqs: number[] = [];
+      for (const text of ['v1', 'v2', 'v3', 'v4']) {
+        seqs.push(await store.transaction((tx) => writeVersion(tx, 'w1', '/f', text)));
+      }
+      await store.transaction((tx) => writeVersion(tx, 'w1', '/g', 'other path'));
+      expect(seqs).toEqual([1, 2, 3, 4]);
+
+      const head = await store.getVersion('w1', '/f');
+      expect(Number(head?.seq)).toBe(4);
+      expect(head?.hash).toBe(sha256('v4'));
+      expect((await store.getVersion('w1', '/f', 2))?.hash).toBe(sha256('v2'));
+      expect(await store.getVersion('w1', '/f', 5)).toBeUndefined();
+      expect(await store.getVersion('w1', '/missing')).toBeUndefined();
+
+      const seqsOf = (rows: readonly VersionRow[]) => rows.map((r) => Number(r.seq));
+      expect(seqsOf(await store.listVersions('w1', '/f', null, 100))).toEqual([4, 3, 2, 1]);
+      expect(seqsOf(await store.listVersions('w1', '/f', null, 100, 'asc'))).toEqual([1, 2, 3, 4]);
+      expect(seqsOf(await store.listVersions('w1', '/f', null, 2))).toEqual([4, 3]);
+      expect(seqsOf(await store.listVersions('w1', '/f', 3, 100))).toEqual([2, 1]);
+      expect(seqsOf(await store.listVersions('w1', '/f', 3, 1))).toEqual([2]);
+      expect(seqsOf(await store.listVersions('w1', '/f', 4, 100, 'asc'))).toEqual([1, 2, 3]);
+      expect(seqsOf(await store.listVersions('w1', '/f', 1, 100))).toEqual([]);
+    });
+
+    it('refuses a version whose content is not registered', async () => {
+      await createWorkspace('w1');
+      const unregistered = sha256('not registered');
+      await expect(
+        store.transaction(async (tx) => {
+          const seq = await tx.nextSeq('w1');
+          await tx.insertVersion(fileVersion('w1', '/f', seq, unregistered));
+        }),
+      ).rejects.toThrow(/foreign key/i);
+      expect(await store.getVersion('w1', '/f')).toBeUndefined();
+      expect(Number((await store.findWorkspace('w1'))?.seq)).toBe(0);
+      expect(await store.versionsWithoutBlob(10)).toEqual([]);
+    });
+  });
+}
