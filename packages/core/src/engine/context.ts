@@ -1,15 +1,16 @@
 /** What every engine operation needs: the stores, the clock, the limits and who is calling. */
 import { lookup } from 'mime-types';
 import type { z } from 'zod';
+import type { Actor } from '../auth/actor.js';
 import { SatchelError } from '../errors.js';
 import { baseName } from '../paths.js';
 import type { FileInfo, Version, VersionOp } from '../schemas.js';
 import type { BlobStore } from '../store/blob-store.js';
-import type { GroupCommitter } from '../store/group-commit.js';
 import type {
   EntryRow,
   MetadataQueries,
   MetadataStore,
+  MetadataTx,
   VersionRow,
   WorkspaceRow,
 } from '../store/metadata/metadata-store.js';
@@ -26,11 +27,16 @@ export interface EngineLimits {
 export interface EngineContext {
   readonly store: MetadataStore;
   readonly blobs: BlobStore;
-  readonly committer: GroupCommitter;
   readonly clock: () => number;
   readonly limits: EngineLimits;
-  /** Principal id recorded as author of versions. */
-  readonly actor: string;
+  /** Who is calling; recorded as author of versions. */
+  readonly actor: Actor;
+  /**
+   * Runs `op` in a write transaction, group-committed, and resolves once it is durable. Every
+   * mutation goes through here, so whatever must commit with a mutation (its audit entry, lock
+   * checks) has one place to hook in.
+   */
+  commit<T>(op: (tx: MetadataTx) => Promise<T>): Promise<T>;
 }
 
 /** Validates options against their schema: INVALID_INPUT naming the first bad field. */

@@ -4,6 +4,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { type Actor, UNSCOPED } from '../auth/actor.js';
 import { SatchelError } from '../errors.js';
 import type { BatchFile, Content, FileStream, Satchel } from '../satchel.js';
 import type * as S from '../schemas.js';
@@ -28,8 +29,15 @@ export const DEFAULT_LIMITS: EngineLimits = {
   maxTextBytes: 16 * 1024 * 1024,
 };
 
-/** Principal recorded as author by a local engine until authentication exists. */
-export const LOCAL_ACTOR = 'admin';
+/** The actor of a local engine until authentication exists: the data directory's owner. */
+export const LOCAL_ACTOR: Actor = {
+  principalId: 'admin',
+  name: 'admin',
+  kind: 'user',
+  admin: true,
+  keyId: null,
+  scope: UNSCOPED,
+};
 
 export interface OpenSatchelOptions {
   /** Data directory, created if missing; ":memory:" for a throwaway engine (tests). */
@@ -39,7 +47,7 @@ export interface OpenSatchelOptions {
   readonly clock?: () => number;
   readonly blobs?: BlobStore;
   readonly metadata?: MetadataStore;
-  readonly actor?: string;
+  readonly actor?: Actor;
 }
 
 export const DATABASE_FILE = 'satchel.db';
@@ -63,13 +71,14 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<Satchel>
   const blobs =
     options.blobs ?? (root ? await FsBlobStore.open(join(root, BLOBS_DIR)) : new MemoryBlobStore());
   await store.migrate();
+  const committer = new GroupCommitter(store);
   const ctx: EngineContext = {
     store,
     blobs,
-    committer: new GroupCommitter(store),
     clock: options.clock ?? Date.now,
     limits,
     actor: options.actor ?? LOCAL_ACTOR,
+    commit: (op) => committer.run(op),
   };
   return new LocalSatchel(ctx);
 }

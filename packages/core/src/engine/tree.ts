@@ -53,7 +53,7 @@ export async function remove(
   validateWorkspaceName(workspace);
   const path = normalizeEntryPath(rawPath);
   const options = parseOptions(RemoveOptionsSchema, rawOptions);
-  return ctx.committer.run(async (tx) => {
+  return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     const entry = await tx.getEntry(ws.id, path);
     if (!entry) throw notFound(path);
@@ -174,7 +174,7 @@ export async function move(
   const from = normalizeEntryPath(rawFrom);
   const to = normalizeEntryPath(rawTo);
   const options = parseOptions(MoveOptionsSchema, rawOptions);
-  return ctx.committer.run(async (tx) => {
+  return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     const { root, transfers } = await plan(tx, ws.id, from, to, options.overwrite ?? false);
     checkPreconditions(from, root, options);
@@ -194,7 +194,7 @@ export async function copy(
   const from = normalizeEntryPath(rawFrom);
   const to = normalizeEntryPath(rawTo);
   const options = parseOptions(CopyOptionsSchema, rawOptions);
-  return ctx.committer.run(async (tx) => {
+  return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     const { transfers } = await plan(tx, ws.id, from, to, options.overwrite ?? false);
     const s = await stamp(tx, ctx, ws.id, options.session);

@@ -35,7 +35,7 @@ export async function stamp(
     workspaceId,
     seq: await tx.nextSeq(workspaceId),
     now: ctx.clock(),
-    author: ctx.actor,
+    author: ctx.actor.name,
     session: session ?? null,
   };
 }

@@ -30,7 +30,7 @@ export async function createWorkspace(
   _options?: CallOptions,
 ): Promise<Workspace> {
   const name = validateWorkspaceName(rawName);
-  return ctx.committer.run(async (tx) => {
+  return ctx.commit(async (tx) => {
     if (await tx.findWorkspace(name)) {
       throw new SatchelError('CONFLICT', `workspace ${name} already exists`, {
         workspace: name,
@@ -69,7 +69,7 @@ export async function deleteWorkspace(
   _options?: CallOptions,
 ): Promise<void> {
   const name = validateWorkspaceName(rawName);
-  await ctx.committer.run(async (tx) => {
+  await ctx.commit(async (tx) => {
     const row = await requireWorkspace(tx, name);
     await tx.deleteWorkspace(row.id);
   });

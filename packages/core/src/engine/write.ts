@@ -85,7 +85,7 @@ export async function writeFile(
   const options = parseOptions(WriteOptionsSchema, rawOptions);
   await precheck(ctx, workspace, path, options);
   const stored = await ingest(content, ctx.limits, ctx.blobs);
-  return ctx.committer.run((tx) => commitContent(tx, ctx, workspace, path, stored, op, options));
+  return ctx.commit((tx) => commitContent(tx, ctx, workspace, path, stored, op, options));
 }
 
 export async function writeFiles(
@@ -114,7 +114,7 @@ export async function writeFiles(
     }
     prepared.push({ path, file, stored: await ingest(file.content, ctx.limits, ctx.blobs) });
   }
-  return ctx.committer.run(async (tx) => {
+  return ctx.commit(async (tx) => {
     const out: FileInfo[] = [];
     for (const { path, file, stored } of prepared) {
       const conditions = { ifMatch: file.ifMatch, ifNoneMatch: file.ifNoneMatch, ...options };
@@ -144,9 +144,7 @@ export async function appendFile(
   const path = normalizeEntryPath(rawPath);
   const options = parseOptions(AppendOptionsSchema, rawOptions);
   const addition = await collect(content, ctx.limits.maxTextBytes);
-  const small = await ctx.committer.run((tx) =>
-    appendInline(tx, ctx, workspace, path, addition, options),
-  );
+  const small = await ctx.commit((tx) => appendInline(tx, ctx, workspace, path, addition, options));
   if (small) return small;
   for (let attempt = 0; ; attempt++) {
     const { head } = await precheck(ctx, workspace, path, options);
@@ -162,7 +160,7 @@ export async function appendFile(
       ifNoneMatch: head ? undefined : ('*' as const),
     };
     try {
-      return await ctx.committer.run((tx) =>
+      return await ctx.commit((tx) =>
         commitContent(tx, ctx, workspace, path, stored, 'append', expected),
       );
     } catch (error) {
@@ -236,7 +234,7 @@ export async function mkdir(
   validateWorkspaceName(workspace);
   const path = normalizeEntryPath(rawPath);
   const options = parseOptions(CallOptionsSchema, rawOptions);
-  return ctx.committer.run(async (tx) => {
+  return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     const existing = await tx.getEntry(ws.id, path);
     if (existing) {
@@ -264,7 +262,7 @@ export async function restore(
       field: 'version',
     });
   }
-  return ctx.committer.run(async (tx) => {
+  return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     const version = await resolveVersion(tx, ws.id, path, seq);
     if (!version) throw notFound(`${path}@${seq}`, 'version');

@@ -8,4 +8,6 @@ export interface SqlDialectInfo {
    * rely on. SQLite's default BINARY collation already does; PostgreSQL needs "C".
    */
   readonly textCollation: string | null;
+  /** Statements that make `table` append-only: triggers that reject UPDATE and DELETE. */
+  appendOnly(table: string): string[];
 }

@@ -30,6 +30,14 @@ export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 export class MetadataQueries {
   constructor(protected readonly db: Kysely<Database>) {}
 
+  /**
+   * The query builder, for the domain query modules beside this file (`lock-queries.ts`,
+   * `audit-queries.ts`, `access-queries.ts`); code outside `store/metadata` does not use it.
+   */
+  get kysely(): Kysely<Database> {
+    return this.db;
+  }
+
   findWorkspace(name: string): Promise<WorkspaceRow | undefined> {
     return this.db.selectFrom('workspaces').selectAll().where('name', '=', name).executeTakeFirst();
   }
@@ -217,8 +225,9 @@ export class MetadataTx extends MetadataQueries {
 
   async deleteWorkspace(workspaceId: string): Promise<void> {
     // Children first: not every dialect cascades the same way, and it keeps the order explicit.
-    await this.db.deleteFrom('entries').where('workspace_id', '=', workspaceId).execute();
-    await this.db.deleteFrom('versions').where('workspace_id', '=', workspaceId).execute();
+    for (const table of ['entries', 'versions', 'locks', 'members', 'transfers'] as const) {
+      await this.db.deleteFrom(table).where('workspace_id', '=', workspaceId).execute();
+    }
     await this.db.deleteFrom('workspaces').where('id', '=', workspaceId).execute();
   }
 

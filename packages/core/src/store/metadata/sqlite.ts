@@ -20,6 +20,12 @@ export const SQLITE_DIALECT: SqlDialectInfo = {
   name: 'sqlite',
   binaryType: 'blob',
   textCollation: null,
+  appendOnly: (table) =>
+    (['update', 'delete'] as const).map(
+      (op) =>
+        `create trigger ${table}_no_${op} before ${op} on ${table} ` +
+        `begin select raise(abort, '${table} is append-only: ${op} refused'); end`,
+    ),
 };
 
 const FULL = 2;

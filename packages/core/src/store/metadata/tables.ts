@@ -13,6 +13,8 @@ export interface WorkspacesTable {
   seq: Generated<number>;
   created_at: number;
   settings: Generated<string>;
+  /** Newest fencing token handed out to a lock in this workspace. */
+  fence: Generated<number>;
 }
 
 /** Current state of every live path: files and directories (explicit or implied by a file). */
@@ -60,10 +62,94 @@ export interface BlobsTable {
   created_at: number;
 }
 
+export type Role = 'owner' | 'editor' | 'viewer';
+
+export interface PrincipalsTable {
+  id: string;
+  name: string;
+  kind: 'user' | 'agent';
+  admin: Generated<number>;
+  created_at: number;
+}
+
+/** API keys: only the SHA-256 of the secret is stored. Narrowing columns hold JSON arrays. */
+export interface ApiKeysTable {
+  id: string;
+  principal_id: string;
+  secret_hash: string;
+  label: string | null;
+  workspaces: string | null;
+  role_ceiling: Role | null;
+  path_prefixes: string | null;
+  read_only: Generated<number>;
+  expires_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+}
+
+export interface MembersTable {
+  workspace_id: string;
+  principal_id: string;
+  role: Role;
+  created_at: number;
+}
+
+/** Lock leases; a lock is live while `released_at` is null and `expires_at` is in the future. */
+export interface LocksTable {
+  id: string;
+  workspace_id: string;
+  path: string;
+  scope: 'file' | 'tree';
+  mode: 'exclusive' | 'shared';
+  token: number;
+  holder: string;
+  session: string | null;
+  acquired_at: number;
+  expires_at: number;
+  released_at: number | null;
+  released_by: string | null;
+}
+
+export interface TransfersTable {
+  id: string;
+  workspace_id: string;
+  code_hash: string;
+  offered_by: string;
+  to_principal: string | null;
+  previous_owner_role: 'editor' | 'none';
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+  accepted_by: string | null;
+  cancelled_at: number | null;
+}
+
+/** The hash-chained audit log; triggers reject UPDATE and DELETE. */
+export interface AuditTable {
+  idx: number;
+  time: number;
+  actor: string;
+  session: string | null;
+  action: string;
+  workspace: string | null;
+  path: string | null;
+  seq: number | null;
+  outcome: 'ok' | 'refused' | 'error';
+  code: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
 export interface Database {
   meta: MetaTable;
   workspaces: WorkspacesTable;
   entries: EntriesTable;
   versions: VersionsTable;
   blobs: BlobsTable;
+  principals: PrincipalsTable;
+  api_keys: ApiKeysTable;
+  members: MembersTable;
+  locks: LocksTable;
+  transfers: TransfersTable;
+  audit: AuditTable;
 }
