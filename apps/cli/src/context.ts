@@ -1,9 +1,18 @@
-/** What every command gets: the streams, the environment, global options and a lazily opened engine. */
+/**
+ * What every command gets: the streams, the environment, global options and a lazily opened
+ * engine, acting as the data directory's admin or, with `--as KEY`, as that key's principal.
+ */
 import { once } from 'node:events';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { type CallOptions, openSatchel, type Satchel } from '@satchel/core';
-import { type Command, InvalidArgumentError } from 'commander';
+import {
+  ADMIN_KEY_FILE,
+  type CallOptions,
+  openSatchel,
+  type Satchel,
+  type SatchelEngine,
+} from '@satchel/core';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type CliEnv, readEnv } from './env.js';
 import { usageError } from './errors.js';
 import { toJson } from './format.js';
@@ -25,6 +34,8 @@ export interface GlobalOptions {
   readonly workspace?: string;
   readonly session?: string;
   readonly json?: boolean;
+  /** An API key: act as its principal, within its narrowing. */
+  readonly as?: string;
 }
 
 /** Commander argument parser for counts, versions and limits: exit 2 on anything else. */
@@ -35,6 +46,26 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+const UNIT_SECONDS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** Commander parser for durations: `90`, `90s`, `15m`, `12h`, `30d` → seconds; exit 2 otherwise. */
+export function durationSeconds(value: string): number {
+  const match = /^(\d+)([smhd]?)$/.exec(value.trim());
+  const n = match ? Number(match[1]) * (UNIT_SECONDS[match[2] || 's'] ?? Number.NaN) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError('must be a duration like 90, 90s, 15m, 12h or 30d');
+  }
+  return n;
+}
+
+/** `--lock-token T`, accepted by every command that changes files. */
+export function lockTokenOption(): Option {
+  return new Option(
+    '--lock-token <token>',
+    'fencing token of a lock you hold on the path (see `satchel lock`)',
+  ).argParser(positiveInt);
+}
+
 /** `ws rm`, `ls`: the command's name with its parents below the root, for hints. */
 function commandPath(cmd: Command): string {
   const names: string[] = [];
@@ -43,10 +74,13 @@ function commandPath(cmd: Command): string {
 }
 
 /** Copies a byte stream to `out`, honouring backpressure; returns the number of bytes. */
-export async function copyTo(source: AsyncIterable<Uint8Array>, out: Writable): Promise<number> {
+export async function copyTo(
+  source: AsyncIterable<Uint8Array | string>,
+  out: Writable,
+): Promise<number> {
   let bytes = 0;
   for await (const piece of source) {
-    bytes += piece.byteLength;
+    bytes += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.byteLength;
     if (!out.write(piece)) await once(out, 'drain');
   }
   return bytes;
@@ -59,7 +93,8 @@ export class Context {
   command = '';
   /** Set by commands that succeed but report a finding (fsck). */
   exitCode = 0;
-  #engine: Promise<Satchel> | null = null;
+  #engine: Promise<SatchelEngine> | null = null;
+  #adminKeyTold = false;
 
   constructor(readonly io: Io) {
     this.env = readEnv(io.env);
@@ -72,9 +107,19 @@ export class Context {
   }
 
   /** Opens the engine once, on first use, so `--help` and usage errors never touch the disk. */
-  engine(dataDir: string): Promise<Satchel> {
+  engine(dataDir: string): Promise<SatchelEngine> {
     this.#engine ??= openSatchel({ data: dataDir });
     return this.#engine;
+  }
+
+  /**
+   * The admin key if this run created it (first start), the first time it is asked for, else
+   * null: whoever asks first (`status`, or the note of any other command) tells it, once.
+   */
+  takeCreatedAdminKey(engine: SatchelEngine): string | null {
+    if (this.#adminKeyTold) return null;
+    this.#adminKeyTold = true;
+    return engine.createdAdminKey;
   }
 
   async close(): Promise<void> {
@@ -115,8 +160,35 @@ export class Invocation {
     return resolve(this.ctx.io.cwd, this.globals.data ?? this.ctx.env.data);
   }
 
-  satchel(): Promise<Satchel> {
+  /** The engine itself, acting as the data directory's admin (whatever `--as` says). */
+  engine(): Promise<SatchelEngine> {
     return this.ctx.engine(this.dataDir());
+  }
+
+  /** Where the admin key of the data directory is kept. */
+  adminKeyFile(): string {
+    return join(this.dataDir(), ADMIN_KEY_FILE);
+  }
+
+  /** The admin key, when this run created it and nobody has shown it yet (see `status`). */
+  async takeCreatedAdminKey(): Promise<string | null> {
+    return this.ctx.takeCreatedAdminKey(await this.engine());
+  }
+
+  /**
+   * The engine acting as whoever runs the command: the admin, or with `--as KEY` the key's
+   * principal (UNAUTHENTICATED, exit 5, if the key is unknown, revoked or expired). On a first
+   * start the admin key was just created; a note on stderr says where it is.
+   */
+  async satchel(): Promise<Satchel> {
+    const engine = await this.engine();
+    if (this.ctx.takeCreatedAdminKey(engine) !== null) {
+      this.note(
+        `note: first start: created the admin key, saved in ${this.adminKeyFile()} (mode 0600)`,
+      );
+    }
+    const key = this.globals.as;
+    return key === undefined ? engine : engine.as(await engine.authenticate(key));
   }
 
   /** The selected workspace: `-w`, else SATCHEL_WORKSPACE; INVALID_INPUT (exit 2) if neither. */

@@ -1,5 +1,6 @@
 /** The one place where errors become exit codes and the one-line messages people read. */
 import { type ErrorCode, SatchelError } from '@satchel/core';
+import { shortTime } from './format.js';
 
 /** Exit codes by error code (docs/cli.md lists them; scripts rely on them). */
 export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
@@ -51,10 +52,86 @@ export function localFileError(error: unknown, path: string): unknown {
   }
 }
 
+/** Core option fields as the CLI flags that set them, for INVALID_INPUT hints. */
+const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
+  ttlSeconds: '--ttl must be from 1s to 1h',
+  waitSeconds: '--wait must be at most 5m',
+  expiresInHours: '--expires-in must be at most 30d',
+  expiresInSeconds: '--expires-in must be a positive duration',
+};
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : undefined;
+
+function lockedHint(data: Record<string, unknown>, command: string): string {
+  if (data.reason === 'stale_token') {
+    return 'your lock expired or was released; acquire it again (`satchel lock PATH`) and use the new token';
+  }
+  const holder = text(data.holder);
+  const until = text(data.expiresAt);
+  if (holder === undefined) {
+    return 'earlier requests are waiting for this lock; retry later, or pass a longer --wait';
+  }
+  const held = `${holder} holds it${until === undefined ? '' : ` until ${shortTime(until)}`}`;
+  if (command === 'lock') return `${held}; pass --wait 30s to wait for it`;
+  const lockId = text(data.lockId);
+  const breakIt =
+    lockId === undefined ? '' : `, or an owner can break it: \`satchel unlock ${lockId} --break\``;
+  return `${held}; retry when it is released or expires${breakIt}`;
+}
+
+function forbiddenHint(data: Record<string, unknown>): string | undefined {
+  switch (data.reason) {
+    case 'read_only':
+      return 'the key is read-only; use a key that may write';
+    case 'role':
+      return (
+        `an owner can grant it with \`satchel members add NAME ${text(data.needed) ?? 'editor'}\`` +
+        ' (unless the key’s role ceiling is lower)'
+      );
+    case 'path_prefix':
+      return 'the key may change only beneath its path prefixes (see `satchel keys ls`)';
+    case 'not_admin':
+      return 'only the admin may do this; run it without --as (local commands act as the admin)';
+    case 'key_scope':
+      return 'a key can create or reach only what its own narrowing allows';
+    case 'not_recipient':
+      return 'the offer names another principal; accept it as them (--as THEIR_KEY)';
+    default:
+      if (typeof data.lockId === 'string') {
+        return `an owner can break it: \`satchel unlock ${data.lockId} --break\``;
+      }
+      return undefined;
+  }
+}
+
+function notFoundHint(error: SatchelError, command: string): string | undefined {
+  const { data } = error;
+  if (typeof data.workspace === 'string') {
+    return 'list workspaces with `satchel ws ls`, create one with `satchel ws create NAME`';
+  }
+  if (typeof data.local === 'string') return undefined;
+  if ('lockId' in data) return 'list live locks with `satchel locks`';
+  if (typeof data.key === 'string') return 'list keys with `satchel keys ls`';
+  if (typeof data.transfer === 'string') return 'list open offers with `satchel transfer ls`';
+  if (command === 'transfer accept') return 'ask the owner for a new claim code';
+  if (typeof data.principal === 'string') {
+    return command === 'members rm'
+      ? 'list members with `satchel members ls`'
+      : 'list principals with `satchel principals ls`, create one with `satchel principals create NAME`';
+  }
+  if (typeof data.seq === 'number' || /version/.test(error.message)) {
+    return 'list the versions with `satchel log PATH`';
+  }
+  return 'see what exists with `satchel ls -r`';
+}
+
 function hintFor(error: SatchelError, command: string): string | undefined {
   const { data } = error;
   if (typeof data.hint === 'string') return data.hint;
   switch (error.code) {
+    case 'INVALID_INPUT':
+      return typeof data.field === 'string' ? FLAG_OF_FIELD[data.field] : undefined;
     case 'PRECONDITION_FAILED':
       if (data.expected === '*') return 'the file exists; drop --create-only to replace it';
       if (typeof data.actual === 'number') {
@@ -62,23 +139,25 @@ function hintFor(error: SatchelError, command: string): string | undefined {
       }
       return 're-read the file and retry without --if-match to create it';
     case 'NOT_FOUND':
-      if (typeof data.workspace === 'string') {
-        return 'list workspaces with `satchel ws ls`, create one with `satchel ws create NAME`';
-      }
-      if (typeof data.local === 'string') return undefined;
-      if (typeof data.seq === 'number' || /version/.test(error.message)) {
-        return 'list the versions with `satchel log PATH`';
-      }
-      return 'see what exists with `satchel ls -r`';
+      return notFoundHint(error, command);
     case 'CONFLICT':
       if (data.reason === 'not_empty')
         return 'pass -r to delete the directory and everything in it';
       if (data.reason === 'exists' && (command === 'mv' || command === 'cp')) {
         return 'pass --overwrite to replace it';
       }
+      if (data.reason === 'last_owner')
+        return 'first make another member owner: `satchel members add NAME owner`';
+      if (data.reason === 'too_many_offers') {
+        return 'cancel one: `satchel transfer ls`, then `satchel transfer cancel ID`';
+      }
       return undefined;
     case 'LOCKED':
-      return 'another holder has a lock on this path; retry when it is released or expired';
+      return lockedHint(data, command);
+    case 'UNAUTHENTICATED':
+      return 'check the key given to --as; the admin lists keys with `satchel keys ls --all`';
+    case 'FORBIDDEN':
+      return forbiddenHint(data);
     case 'RATE_LIMITED':
       return 'wait a moment and retry';
     case 'INTEGRITY':

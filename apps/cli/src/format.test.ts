@@ -1,6 +1,6 @@
 /** Sizes, times, columns and diff colours as people see them. */
 import { describe, expect, it } from 'vitest';
-import { colorDiff, humanSize, shortTime, table } from './format.js';
+import { colorDiff, humanDuration, humanSize, shortTime, table } from './format.js';
 
 describe('format', () => {
   it('prints sizes in binary units', () => {
@@ -9,6 +9,15 @@ describe('format', () => {
     expect(humanSize(1536)).toBe('1.5 KiB');
     expect(humanSize(3 * 1024 * 1024)).toBe('3.0 MiB');
     expect(humanSize(150 * 1024 ** 3)).toBe('150 GiB');
+  });
+
+  it('prints durations in their two largest units', () => {
+    expect(humanDuration(-5000)).toBe('0s');
+    expect(humanDuration(45_400)).toBe('45s');
+    expect(humanDuration(725_000)).toBe('12m 5s');
+    expect(humanDuration(720_000)).toBe('12m');
+    expect(humanDuration((3 * 3600 + 20 * 60 + 7) * 1000)).toBe('3h 20m');
+    expect(humanDuration((2 * 86_400 + 4 * 3600) * 1000)).toBe('2d 4h');
   });
 
   it('shortens ISO times, keeping UTC', () => {

@@ -20,6 +20,25 @@ export function shortTime(iso: string): string {
   return iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 }
 
+/** `45s`, `12m 5s`, `3h 20m`, `2d 4h`: the two largest units; anything ≤ 0 is `0s`. */
+export function humanDuration(ms: number): string {
+  let seconds = Math.max(0, Math.round(ms / 1000));
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
+    if (seconds >= size || (unit === 's' && parts.length === 0)) {
+      parts.push(`${Math.floor(seconds / size)}${unit}`);
+      seconds %= size;
+    }
+    if (parts.length === 2) break;
+  }
+  return parts.join(' ');
+}
+
 export type Align = 'left' | 'right';
 
 /**

@@ -1,9 +1,14 @@
 /** The `satchel` command line: builds the commander program and runs it to an exit code. */
 import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
+import { registerAuditCommands } from './commands/audit.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerFileCommands } from './commands/files.js';
 import { registerHistoryCommands } from './commands/history.js';
+import { registerKeyCommands } from './commands/keys.js';
+import { registerLockCommands } from './commands/locks.js';
+import { registerMemberCommands } from './commands/members.js';
+import { registerTransferCommands } from './commands/transfers.js';
 import { registerTreeCommands } from './commands/tree.js';
 import { registerWorkspaceCommands } from './commands/workspaces.js';
 import { Context, type Io } from './context.js';
@@ -21,6 +26,7 @@ function globalOptions(): Option[] {
     new Option('-w, --workspace <name>', 'workspace to use (default: SATCHEL_WORKSPACE)'),
     new Option('--session <name>', 'session label stored on versions (default: SATCHEL_SESSION)'),
     new Option('--json', 'print machine-readable JSON on stdout'),
+    new Option('--as <key>', 'act as the principal of this API key (default: the admin)'),
   ];
 }
 
@@ -56,6 +62,7 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
     'satchel ws create demo',
     'satchel put report.pdf -w demo',
     'SATCHEL_WORKSPACE=demo satchel ls -r',
+    'satchel put notes.md -w demo --as "$(cat agent.key)"',
   ]);
 
   registerDataCommands(program, context);
@@ -63,6 +70,11 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerTreeCommands(program, context);
   registerFileCommands(program, context);
   registerHistoryCommands(program, context);
+  registerLockCommands(program, context);
+  registerKeyCommands(program, context);
+  registerMemberCommands(program, context);
+  registerTransferCommands(program, context);
+  registerAuditCommands(program, context);
 
   for (const leaf of leaves(program)) {
     for (const option of globalOptions()) leaf.addOption(option);

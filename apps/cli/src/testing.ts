@@ -56,6 +56,18 @@ export class TestCli {
     return { code, stdout: bytes.toString('utf8'), stderr: err().toString('utf8'), bytes };
   }
 
+  /**
+   * Creates principal `name` and a key for it (narrowed by `keyFlags`, e.g. `['--read-only']`)
+   * as the admin, and returns the key, for `--as`.
+   */
+  async principal(name: string, keyFlags: readonly string[] = []): Promise<string> {
+    const created = await this.run(['principals', 'create', name]);
+    if (created.code !== 0) throw new Error(`principals create ${name}: ${created.stderr}`);
+    const key = await this.run(['keys', 'create', '--principal', name, ...keyFlags]);
+    if (key.code !== 0) throw new Error(`keys create ${name}: ${key.stderr}`);
+    return key.stdout.trim();
+  }
+
   /** Runs with `-w ws` appended. */
   in(ws: string, argv: readonly string[], options?: RunOptions): Promise<CliResult> {
     return this.run([...argv, '-w', ws], options);

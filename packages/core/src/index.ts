@@ -1,13 +1,16 @@
 /** @satchel/core: the engine, its stores, and the shared vocabulary of every frontend. */
 
+export type { Actor, KeyScope } from './auth/actor.js';
+export { KEY_PREFIX } from './auth/keys.js';
 export type { EngineLimits } from './engine/context.js';
 export { applyEdits } from './engine/edit.js';
 export type { OpenSatchelOptions } from './engine/open.js';
 export {
+  ADMIN_KEY_FILE,
+  AUDIT_CHECKPOINT_FILE,
   BLOBS_DIR,
   DATABASE_FILE,
   DEFAULT_LIMITS,
-  LOCAL_ACTOR,
   openSatchel,
 } from './engine/open.js';
 export type { ErrorCode } from './errors.js';
@@ -28,11 +31,18 @@ export {
   parentOf,
   validateWorkspaceName,
 } from './paths.js';
-export type { BatchFile, Content, FileStream, Satchel } from './satchel.js';
+export type { BatchFile, Content, FileStream, Satchel, SatchelEngine } from './satchel.js';
 export type {
+  AcquireLock,
   AppendOptions,
+  AuditEntryOut,
+  AuditQuery,
+  AuditVerificationOut,
   CallOptions,
   CopyOptions,
+  CreatedKey,
+  CreateKey,
+  CreatePrincipal,
   DiffOptions,
   DiffResult,
   Edit,
@@ -40,17 +50,27 @@ export type {
   EditResult,
   FileInfo,
   FsckReport,
+  KeyInfo,
   ListOptions,
   ListPage,
+  Lock,
+  Member,
   MoveOptions,
+  MutationOptions,
+  OfferTransfer,
   Page,
   PageOptions,
+  Principal,
   ReadOptions,
   ReadTextOptions,
   RemoveOptions,
   RemoveResult,
+  Role,
   TextSlice,
+  Transfer,
+  TransferOffer,
   Version,
+  WhoAmI,
   Workspace,
   WorkspaceInfo,
   WriteOptions,

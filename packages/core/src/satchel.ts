@@ -7,11 +7,19 @@
  * A call that fails writes nothing.
  */
 import type { Readable } from 'node:stream';
+import type { Actor } from './auth/actor.js';
 import type {
+  AcquireLock,
   AppendOptions,
+  AuditEntryOut,
+  AuditQuery,
+  AuditVerificationOut,
   ByteRange,
   CallOptions,
   CopyOptions,
+  CreatedKey,
+  CreateKey,
+  CreatePrincipal,
   DiffOptions,
   DiffResult,
   Edit,
@@ -19,17 +27,27 @@ import type {
   EditResult,
   FileInfo,
   FsckReport,
+  KeyInfo,
   ListOptions,
   ListPage,
+  Lock,
+  Member,
   MoveOptions,
+  MutationOptions,
+  OfferTransfer,
   Page,
   PageOptions,
+  Principal,
   ReadOptions,
   ReadTextOptions,
   RemoveOptions,
   RemoveResult,
+  Role,
   TextSlice,
+  Transfer,
+  TransferOffer,
   Version,
+  WhoAmI,
   Workspace,
   WorkspaceInfo,
   WriteOptions,
@@ -75,7 +93,7 @@ export interface Satchel {
   writeFiles(
     workspace: string,
     files: readonly BatchFile[],
-    options?: CallOptions,
+    options?: MutationOptions,
   ): Promise<FileInfo[]>;
   /** Appends to a file (creating it). Appending nothing changes nothing. */
   appendFile(
@@ -90,7 +108,7 @@ export interface Satchel {
   stat(workspace: string, path: string, options?: { version?: number }): Promise<FileInfo>;
   /** Lists a directory (or a subtree, or a glob), in path order, paginated, with the total. */
   list(workspace: string, options?: ListOptions): Promise<ListPage>;
-  mkdir(workspace: string, path: string, options?: CallOptions): Promise<FileInfo>;
+  mkdir(workspace: string, path: string, options?: MutationOptions): Promise<FileInfo>;
   /** Deletes a file (a tombstone version) or a directory (`recursive` when not empty). */
   remove(workspace: string, path: string, options?: RemoveOptions): Promise<RemoveResult>;
   /** Moves a file or directory; history follows. CONFLICT if the destination exists unless `overwrite`. */
@@ -114,7 +132,47 @@ export interface Satchel {
   /** Makes the content of version `seq` the head again, as a new version. */
   restore(workspace: string, path: string, seq: number, options?: WriteOptions): Promise<FileInfo>;
 
+  /** Locks a file or subtree; the returned token fences writes (pass it as `lockToken`). */
+  acquireLock(workspace: string, options: AcquireLock): Promise<Lock>;
+  renewLock(workspace: string, lockId: string, options?: { ttlSeconds?: number }): Promise<Lock>;
+  releaseLock(workspace: string, lockId: string): Promise<void>;
+  /** Releases someone else's lock (owners only); audited. */
+  breakLock(workspace: string, lockId: string): Promise<Lock>;
+  listLocks(workspace: string, options?: { path?: string }): Promise<Lock[]>;
+
+  whoami(): Promise<WhoAmI>;
+  createPrincipal(input: CreatePrincipal): Promise<Principal>;
+  listPrincipals(options?: PageOptions): Promise<Page<Principal>>;
+  /** Creates an API key; the secret is in the result only. Non-admins get keys for themselves, no wider than their own. */
+  createKey(input?: CreateKey): Promise<CreatedKey>;
+  listKeys(options?: { all?: boolean }): Promise<KeyInfo[]>;
+  revokeKey(id: string): Promise<KeyInfo>;
+  listMembers(workspace: string): Promise<Member[]>;
+  setMember(workspace: string, principal: string, role: Role): Promise<Member>;
+  removeMember(workspace: string, principal: string): Promise<void>;
+  offerTransfer(workspace: string, options?: OfferTransfer): Promise<TransferOffer>;
+  listTransfers(workspace: string): Promise<Transfer[]>;
+  cancelTransfer(workspace: string, id: string): Promise<Transfer>;
+  acceptTransfer(code: string): Promise<Transfer>;
+
+  /** Audit entries, oldest first; of one workspace (its owners) or of all (admins). */
+  listAudit(options?: AuditQuery): Promise<Page<AuditEntryOut>>;
+  /** Recomputes the hash chain and checks the checkpoint; names the first broken entry. */
+  verifyAudit(): Promise<AuditVerificationOut>;
+  /** The whole log as JSON lines (admins). */
+  exportAudit(): AsyncIterable<string>;
+
   /** Re-hashes all content and checks every reference (admin). */
   fsck(): Promise<FsckReport>;
   close(): Promise<void>;
+}
+
+/** The engine itself: a Satchel acting as the data directory's admin, and the way to others. */
+export interface SatchelEngine extends Satchel {
+  /** The actor an API key stands for; UNAUTHENTICATED if it is malformed, unknown, revoked or expired. */
+  authenticate(key: string): Promise<Actor>;
+  /** The same engine acting as `actor`: every call is authorised and audited as that actor. */
+  as(actor: Actor): Satchel;
+  /** The admin key, when this open created it (first start on an empty data directory). */
+  readonly createdAdminKey: string | null;
 }

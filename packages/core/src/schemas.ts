@@ -3,233 +3,109 @@
  * validator, the MCP input schemas, the OpenAPI document and the CLI all reuse these; types are
  * derived from them (`z.infer`), never written twice.
  */
-import { z } from 'zod';
 
-export const SeqSchema = z.number().int().nonnegative();
-export const LimitSchema = z.number().int().min(1).max(1000);
-export const CursorSchema = z.string().min(1).max(4096);
-
-export const PageOptionsSchema = z.object({
-  cursor: CursorSchema.optional(),
-  limit: LimitSchema.optional().describe('maximum items to return (default 100, max 1000)'),
-});
-export type PageOptions = z.infer<typeof PageOptionsSchema>;
-
-export const WorkspaceSchema = z.object({
-  name: z.string(),
-  seq: SeqSchema.describe('sequence number of the newest mutation'),
-  createdAt: z.string().describe('ISO 8601'),
-});
-export type Workspace = z.infer<typeof WorkspaceSchema>;
-
-export const WorkspaceInfoSchema = WorkspaceSchema.extend({
-  files: z.number().int().describe('current files (deleted files excluded)'),
-  directories: z.number().int(),
-  bytes: z.number().int().describe('sum of the current files sizes'),
-  versions: z.number().int().describe('stored versions, tombstones included'),
-});
-export type WorkspaceInfo = z.infer<typeof WorkspaceInfoSchema>;
-
-export const EntryTypeSchema = z.enum(['file', 'directory']);
-export type EntryType = z.infer<typeof EntryTypeSchema>;
-
-export const FileInfoSchema = z.object({
-  path: z.string(),
-  type: EntryTypeSchema,
-  seq: SeqSchema.describe('the version: seq of the mutation that wrote this entry; also its ETag'),
-  size: z.number().int().nonnegative(),
-  hash: z.string().nullable().describe('SHA-256 of the content, hex; null for directories'),
-  contentType: z.string().nullable(),
-  author: z.string(),
-  session: z.string().nullable(),
-  modifiedAt: z.string().describe('ISO 8601'),
-});
-export type FileInfo = z.infer<typeof FileInfoSchema>;
-
-export const VersionOpSchema = z.enum([
-  'write',
-  'append',
-  'edit',
-  'mkdir',
-  'delete',
-  'move',
-  'copy',
-  'restore',
-]);
-export type VersionOp = z.infer<typeof VersionOpSchema>;
-
-export const VersionSchema = z.object({
-  path: z.string(),
-  seq: SeqSchema,
-  op: VersionOpSchema,
-  deleted: z.boolean(),
-  type: EntryTypeSchema,
-  size: z.number().int().nonnegative(),
-  hash: z.string().nullable(),
-  author: z.string(),
-  session: z.string().nullable(),
-  time: z.string().describe('ISO 8601'),
-  message: z.string().nullable(),
-  origin: z
-    .object({ path: z.string(), seq: SeqSchema })
-    .nullable()
-    .describe('for move, copy and restore: the version the content came from'),
-});
-export type Version = z.infer<typeof VersionSchema>;
-
-export function pageSchema<T extends z.ZodType>(item: T) {
-  return z.object({ items: z.array(item), nextCursor: z.string().nullable() });
-}
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
-
-export const SessionSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .describe('free-form label of the agent run or session, stored on versions and audit entries');
-
-export const CallOptionsSchema = z.object({ session: SessionSchema.optional() });
-export type CallOptions = z.infer<typeof CallOptionsSchema>;
-
-export const WriteOptionsSchema = CallOptionsSchema.extend({
-  ifMatch: SeqSchema.optional().describe('write only if the head version is this seq'),
-  ifNoneMatch: z.literal('*').optional().describe('"*": create only, fail if the file exists'),
-  message: z.string().max(1000).optional(),
-});
-export type WriteOptions = z.infer<typeof WriteOptionsSchema>;
-
-export const AppendOptionsSchema = CallOptionsSchema.extend({
-  ifMatch: SeqSchema.optional(),
-  message: z.string().max(1000).optional(),
-});
-export type AppendOptions = z.infer<typeof AppendOptionsSchema>;
-
-export const ByteRangeSchema = z.object({
-  start: z.number().int().nonnegative(),
-  end: z.number().int().nonnegative().optional().describe('exclusive; default: end of file'),
-});
-export type ByteRange = z.infer<typeof ByteRangeSchema>;
-
-export const ReadOptionsSchema = CallOptionsSchema.extend({
-  version: SeqSchema.optional(),
-  range: ByteRangeSchema.optional(),
-});
-export type ReadOptions = z.infer<typeof ReadOptionsSchema>;
-
-export const ReadTextOptionsSchema = CallOptionsSchema.extend({
-  version: SeqSchema.optional(),
-  head: z.number().int().positive().optional().describe('first N lines'),
-  tail: z.number().int().positive().optional().describe('last N lines'),
-  offset: z.number().int().positive().optional().describe('first line to return, 1-based'),
-  limit: z.number().int().positive().optional().describe('number of lines to return'),
-  maxBytes: z.number().int().positive().optional().describe('cap on returned text (default 1 MiB)'),
-});
-export type ReadTextOptions = z.infer<typeof ReadTextOptionsSchema>;
-
-export const TextSliceSchema = z.object({
-  info: FileInfoSchema,
-  text: z.string(),
-  lineStart: z.number().int().describe('1-based number of the first returned line'),
-  lineEnd: z.number().int().describe('number of the last returned line (lineStart - 1 when empty)'),
-  totalLines: z.number().int().nullable().describe('null when reading stopped early'),
-  truncated: z
-    .boolean()
-    .describe('true when more lines exist after lineEnd or maxBytes cut the text'),
-});
-export type TextSlice = z.infer<typeof TextSliceSchema>;
-
-export const ListOptionsSchema = CallOptionsSchema.extend({
-  path: z.string().optional().describe('directory to list (default "/")'),
-  recursive: z.boolean().optional(),
-  glob: z
-    .string()
-    .max(1000)
-    .optional()
-    .describe('glob on the path relative to `path`, e.g. "**/*.md"'),
-  cursor: CursorSchema.optional(),
-  limit: LimitSchema.optional(),
-});
-export type ListOptions = z.infer<typeof ListOptionsSchema>;
-
-export const ListPageSchema = pageSchema(FileInfoSchema).extend({
-  total: z.number().int().describe('entries matching the listing across all pages'),
-});
-export type ListPage = z.infer<typeof ListPageSchema>;
-
-export const RemoveOptionsSchema = CallOptionsSchema.extend({
-  ifMatch: SeqSchema.optional(),
-  recursive: z.boolean().optional().describe('required to delete a non-empty directory'),
-});
-export type RemoveOptions = z.infer<typeof RemoveOptionsSchema>;
-
-export const RemoveResultSchema = z.object({
-  seq: SeqSchema,
-  removed: z.number().int().describe('files and directories removed'),
-});
-export type RemoveResult = z.infer<typeof RemoveResultSchema>;
-
-export const MoveOptionsSchema = CallOptionsSchema.extend({
-  overwrite: z.boolean().optional().describe('replace an existing file at the destination'),
-  ifMatch: SeqSchema.optional().describe('move only if the source head is this seq'),
-});
-export type MoveOptions = z.infer<typeof MoveOptionsSchema>;
-
-export const CopyOptionsSchema = CallOptionsSchema.extend({ overwrite: z.boolean().optional() });
-export type CopyOptions = z.infer<typeof CopyOptionsSchema>;
-
-export const EditSchema = z.object({
-  oldText: z.string().min(1),
-  newText: z.string(),
-  replaceAll: z.boolean().optional().describe('replace every occurrence instead of exactly one'),
-});
-export type Edit = z.infer<typeof EditSchema>;
-
-export const EditOptionsSchema = CallOptionsSchema.extend({
-  dryRun: z.boolean().optional(),
-  ifMatch: SeqSchema.optional(),
-  replaceAll: z.boolean().optional().describe('default for edits that do not set replaceAll'),
-  message: z.string().max(1000).optional(),
-});
-export type EditOptions = z.infer<typeof EditOptionsSchema>;
-
-export const EditResultSchema = z.object({
-  diff: z.string().describe('unified diff of the change'),
-  replacements: z.number().int(),
-  dryRun: z.boolean(),
-  info: FileInfoSchema.describe('the new version, or the unchanged head on a dry run'),
-});
-export type EditResult = z.infer<typeof EditResultSchema>;
-
-export const DiffOptionsSchema = CallOptionsSchema.extend({
-  from: SeqSchema.optional().describe('default: the version before `to`'),
-  to: SeqSchema.optional().describe('default: the head'),
-  context: z.number().int().min(0).max(1000).optional(),
-});
-export type DiffOptions = z.infer<typeof DiffOptionsSchema>;
-
-export const DiffResultSchema = z.object({
-  path: z.string(),
-  from: SeqSchema.nullable(),
-  to: SeqSchema,
-  binary: z.boolean(),
-  diff: z.string(),
-});
-export type DiffResult = z.infer<typeof DiffResultSchema>;
-
-export const FsckReportSchema = z.object({
-  ok: z.boolean().describe('false when content is missing or corrupt; orphans alone keep it true'),
-  blobsChecked: z.number().int(),
-  versionsChecked: z.number().int(),
-  corrupt: z.array(z.object({ hash: z.string(), reason: z.string() })),
-  missing: z.array(
-    z.object({ workspace: z.string(), path: z.string(), seq: SeqSchema, hash: z.string() }),
-  ),
-  orphans: z
-    .array(z.string())
-    .describe('stored blobs no version refers to (left by interrupted writes)'),
-  truncated: z.boolean().describe('true when a list above was cut at 1000 entries'),
-});
-export type FsckReport = z.infer<typeof FsckReportSchema>;
+export type {
+  AcquireLock,
+  AuditEntryOut,
+  AuditQuery,
+  AuditVerificationOut,
+  CreatedKey,
+  CreateKey,
+  CreatePrincipal,
+  KeyInfo,
+  Lock,
+  Member,
+  OfferTransfer,
+  Principal,
+  Role,
+  Transfer,
+  TransferOffer,
+  WhoAmI,
+} from './schemas/access.js';
+export {
+  AcquireLockSchema,
+  AuditEntrySchema,
+  AuditQuerySchema,
+  AuditVerificationSchema,
+  CreatedKeySchema,
+  CreateKeySchema,
+  CreatePrincipalSchema,
+  KeyInfoSchema,
+  LockModeSchema,
+  LockSchema,
+  LockScopeSchema,
+  MemberSchema,
+  OfferTransferSchema,
+  PrincipalKindSchema,
+  PrincipalNameSchema,
+  PrincipalSchema,
+  RoleSchema,
+  TransferOfferSchema,
+  TransferSchema,
+  WhoAmISchema,
+} from './schemas/access.js';
+export type {
+  AppendOptions,
+  ByteRange,
+  CallOptions,
+  CopyOptions,
+  DiffOptions,
+  DiffResult,
+  Edit,
+  EditOptions,
+  EditResult,
+  EntryType,
+  FileInfo,
+  FsckReport,
+  ListOptions,
+  ListPage,
+  MoveOptions,
+  MutationOptions,
+  Page,
+  PageOptions,
+  ReadOptions,
+  ReadTextOptions,
+  RemoveOptions,
+  RemoveResult,
+  TextSlice,
+  Version,
+  VersionOp,
+  Workspace,
+  WorkspaceInfo,
+  WriteOptions,
+} from './schemas/files.js';
+export {
+  AppendOptionsSchema,
+  ByteRangeSchema,
+  CallOptionsSchema,
+  CopyOptionsSchema,
+  CursorSchema,
+  DiffOptionsSchema,
+  DiffResultSchema,
+  EditOptionsSchema,
+  EditResultSchema,
+  EditSchema,
+  EntryTypeSchema,
+  FileInfoSchema,
+  FsckReportSchema,
+  LimitSchema,
+  ListOptionsSchema,
+  ListPageSchema,
+  LockTokenSchema,
+  MoveOptionsSchema,
+  MutationOptionsSchema,
+  PageOptionsSchema,
+  pageSchema,
+  ReadOptionsSchema,
+  ReadTextOptionsSchema,
+  RemoveOptionsSchema,
+  RemoveResultSchema,
+  SeqSchema,
+  SessionSchema,
+  TextSliceSchema,
+  VersionOpSchema,
+  VersionSchema,
+  WorkspaceInfoSchema,
+  WorkspaceSchema,
+  WriteOptionsSchema,
+} from './schemas/files.js';

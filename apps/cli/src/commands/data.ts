@@ -1,5 +1,5 @@
 /** The data directory as a whole: `satchel status` (what is here, what next) and `satchel fsck`. */
-import type { Satchel } from '@satchel/core';
+import type { Satchel, WhoAmI } from '@satchel/core';
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { EXIT_DAMAGED } from '../errors.js';
@@ -16,26 +16,54 @@ async function countWorkspaces(satchel: Satchel): Promise<number> {
   return count;
 }
 
+/** `admin (user, administrator)`, `bot (agent, key 3f2a…)`. */
+function actingAs(me: WhoAmI): string {
+  const traits: string[] = [me.kind];
+  if (me.admin) traits.push('administrator');
+  if (me.key !== null) traits.push(`key ${me.key.id}`);
+  return `${me.principal} (${traits.join(', ')})`;
+}
+
 export function registerDataCommands(program: Command, ctx: Context): void {
   const status = program
     .command('status')
     .alias('start')
-    .description('open (creating if needed) the data directory and show what to do next')
+    .description(
+      'open (creating if needed) the data directory and show who you act as and what to do ' +
+        'next; on the first start, print the admin key (once)',
+    )
     .summary('show the data directory and what to do next')
     .action(async (_flags: unknown, cmd: Command) => {
       const run = ctx.invocation(cmd);
+      // Taken before satchel(), so the key is shown here rather than in its generic note.
+      const adminKey = await run.takeCreatedAdminKey();
       const satchel = await run.satchel();
+      const me = await satchel.whoami();
       const workspaces = await countWorkspaces(satchel);
       const selected = run.globals.workspace ?? ctx.env.workspace ?? null;
+      if (adminKey !== null) {
+        run.note(
+          `first start: created the admin key; it is saved in ${run.adminKeyFile()} (mode 0600) ` +
+            'and will not be shown again',
+        );
+      }
       if (run.json) {
-        run.printJson({ data: run.dataDir(), workspaces, workspace: selected });
+        run.printJson({
+          data: run.dataDir(),
+          workspaces,
+          workspace: selected,
+          whoami: me,
+          adminKey,
+        });
         return;
       }
       const facts = [
         ['data directory', run.dataDir()],
+        ['acting as', actingAs(me)],
         ['workspaces', String(workspaces)],
       ];
       if (selected !== null) facts.push(['workspace', selected]);
+      if (adminKey !== null) facts.push(['admin key', adminKey]);
       const ws = selected ?? 'NAME';
       const steps =
         workspaces === 0 && selected === null
@@ -53,7 +81,11 @@ export function registerDataCommands(program: Command, ctx: Context): void {
       run.out('next steps:');
       run.lines(table([...steps, ['satchel --help', 'every command']]).map((l) => `  ${l}`));
     });
-  examples(status, ['satchel status', 'SATCHEL_DATA=/srv/satchel satchel status --json']);
+  examples(status, [
+    'satchel status',
+    'SATCHEL_DATA=/srv/satchel satchel status --json',
+    'satchel status --as "$(cat agent.key)"',
+  ]);
 
   const fsck = program
     .command('fsck')

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { baseName, type FileInfo } from '@satchel/core';
 import type { Command } from 'commander';
-import { type Context, copyTo, positiveInt } from '../context.js';
+import { type Context, copyTo, lockTokenOption, positiveInt } from '../context.js';
 import { usageError } from '../errors.js';
 import { colorDiff, examples } from '../format.js';
 import { localTarget, openLocal, writeLocalAtomically } from '../local.js';
@@ -15,18 +15,21 @@ interface CatFlags {
 }
 
 interface PutFlags {
+  readonly lockToken?: number;
   readonly ifMatch?: number;
   readonly createOnly?: boolean;
   readonly message?: string;
 }
 
 interface AppendFlags {
+  readonly lockToken?: number;
   readonly ifMatch?: number;
   readonly newline: boolean;
   readonly message?: string;
 }
 
 interface EditFlags {
+  readonly lockToken?: number;
   readonly old: string;
   readonly new: string;
   readonly all?: boolean;
@@ -93,6 +96,7 @@ export function registerFileCommands(program: Command, ctx: Context): void {
     .option('--if-match <version>', 'write only if the head is still this version', positiveInt)
     .option('--create-only', 'fail if the file already exists')
     .option('-m, --message <text>', 'note stored with the version')
+    .addOption(lockTokenOption())
     .action(async (local: string, path: string | undefined, flags: PutFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();
@@ -106,6 +110,7 @@ export function registerFileCommands(program: Command, ctx: Context): void {
           ifMatch: flags.ifMatch,
           ifNoneMatch: flags.createOnly ? '*' : undefined,
           message: flags.message,
+          lockToken: flags.lockToken,
         });
       } finally {
         // A refused write never reads the file; close it anyway. stdin is not ours to close.
@@ -118,6 +123,7 @@ export function registerFileCommands(program: Command, ctx: Context): void {
     'satchel put report.pdf',
     'satchel put report.pdf /reports/',
     'satchel put data.csv /in/data.csv --if-match 7',
+    'satchel put state.json /state.json --lock-token 42',
     'curl -s https://example.com | satchel put - /pages/example.html',
   ]);
 
@@ -164,6 +170,7 @@ export function registerFileCommands(program: Command, ctx: Context): void {
     .option('-n, --no-newline', 'do not add a newline after TEXT')
     .option('--if-match <version>', 'append only if the head is still this version', positiveInt)
     .option('-m, --message <text>', 'note stored with the version')
+    .addOption(lockTokenOption())
     .action(async (path: string, text: string | undefined, flags: AppendFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();
@@ -173,6 +180,7 @@ export function registerFileCommands(program: Command, ctx: Context): void {
         ...run.call(),
         ifMatch: flags.ifMatch,
         message: flags.message,
+        lockToken: flags.lockToken,
       });
       if (run.json) run.printJson(info);
       else run.out(`appended to ${info.path} (now ${info.size} bytes, version ${info.seq})`);
@@ -190,6 +198,7 @@ export function registerFileCommands(program: Command, ctx: Context): void {
     .option('--dry-run', 'show the diff without writing')
     .option('--if-match <version>', 'edit only if the head is still this version', positiveInt)
     .option('-m, --message <text>', 'note stored with the version')
+    .addOption(lockTokenOption())
     .action(async (path: string, flags: EditFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();
@@ -202,6 +211,7 @@ export function registerFileCommands(program: Command, ctx: Context): void {
           dryRun: flags.dryRun === true,
           ifMatch: flags.ifMatch,
           message: flags.message,
+          lockToken: flags.lockToken,
         },
       );
       if (run.json) {

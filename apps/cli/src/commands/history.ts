@@ -1,7 +1,7 @@
 /** Versions of a file: `log`, `diff`, `restore`. */
 import { normalizePath, type Version } from '@satchel/core';
 import type { Command } from 'commander';
-import { type Context, positiveInt } from '../context.js';
+import { type Context, lockTokenOption, positiveInt } from '../context.js';
 import { colorDiff, examples, humanSize, shortTime, table } from '../format.js';
 
 interface LogFlags {
@@ -15,6 +15,7 @@ interface DiffFlags {
 }
 
 interface RestoreFlags {
+  readonly lockToken?: number;
   readonly ifMatch?: number;
   readonly message?: string;
 }
@@ -98,6 +99,7 @@ export function registerHistoryCommands(program: Command, ctx: Context): void {
     .argument('<version>', 'version to bring back (see `satchel log PATH`)', positiveInt)
     .option('--if-match <version>', 'restore only if the head is still this version', positiveInt)
     .option('-m, --message <text>', 'note stored with the version')
+    .addOption(lockTokenOption())
     .action(async (path: string, seq: number, flags: RestoreFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();
@@ -105,6 +107,7 @@ export function registerHistoryCommands(program: Command, ctx: Context): void {
         ...run.call(),
         ifMatch: flags.ifMatch,
         message: flags.message,
+        lockToken: flags.lockToken,
       });
       if (run.json) run.printJson(info);
       else run.out(`restored ${info.path} to version ${seq} (new version ${info.seq})`);

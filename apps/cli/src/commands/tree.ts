@@ -1,7 +1,7 @@
 /** The tree of a workspace: `ls`, `mkdir`, `rm`, `mv`, `cp`. */
 import { type FileInfo, normalizePath } from '@satchel/core';
 import type { Command } from 'commander';
-import { type Context, positiveInt } from '../context.js';
+import { type Context, lockTokenOption, positiveInt } from '../context.js';
 import { examples, humanSize, shortTime, table } from '../format.js';
 
 interface LsFlags {
@@ -12,11 +12,13 @@ interface LsFlags {
 }
 
 interface RmFlags {
+  readonly lockToken?: number;
   readonly recursive?: boolean;
   readonly ifMatch?: number;
 }
 
 interface MoveFlags {
+  readonly lockToken?: number;
   readonly overwrite?: boolean;
   readonly ifMatch?: number;
 }
@@ -85,10 +87,14 @@ export function registerTreeCommands(program: Command, ctx: Context): void {
     .description('create a directory and any missing parents (no error if it exists)')
     .summary('create a directory')
     .argument('<path>', 'directory in the workspace')
-    .action(async (path: string, _flags: unknown, cmd: Command) => {
+    .addOption(lockTokenOption())
+    .action(async (path: string, flags: { readonly lockToken?: number }, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();
-      const info = await (await run.satchel()).mkdir(ws, path, run.call());
+      const info = await (await run.satchel()).mkdir(ws, path, {
+        ...run.call(),
+        lockToken: flags.lockToken,
+      });
       if (run.json) run.printJson(info);
       else run.out(`created directory ${info.path} (version ${info.seq})`);
     });
@@ -101,6 +107,7 @@ export function registerTreeCommands(program: Command, ctx: Context): void {
     .argument('<path>', 'file or directory in the workspace')
     .option('-r, --recursive', 'delete a non-empty directory with everything in it')
     .option('--if-match <version>', 'delete only if the head is still this version', positiveInt)
+    .addOption(lockTokenOption())
     .action(async (path: string, flags: RmFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();
@@ -108,6 +115,7 @@ export function registerTreeCommands(program: Command, ctx: Context): void {
         ...run.call(),
         recursive: flags.recursive === true,
         ifMatch: flags.ifMatch,
+        lockToken: flags.lockToken,
       });
       const removed = normalizePath(path);
       if (run.json) {
@@ -132,6 +140,7 @@ export function registerTreeCommands(program: Command, ctx: Context): void {
       'move only if the source head is still this version',
       positiveInt,
     )
+    .addOption(lockTokenOption())
     .action(async (from: string, to: string, flags: MoveFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();
@@ -139,6 +148,7 @@ export function registerTreeCommands(program: Command, ctx: Context): void {
         ...run.call(),
         overwrite: flags.overwrite === true,
         ifMatch: flags.ifMatch,
+        lockToken: flags.lockToken,
       });
       if (run.json) run.printJson(info);
       else run.out(`moved ${normalizePath(from)} -> ${info.path} (version ${info.seq})`);
@@ -153,12 +163,14 @@ export function registerTreeCommands(program: Command, ctx: Context): void {
     .argument('<from>', 'source path')
     .argument('<to>', 'destination path')
     .option('--overwrite', 'replace an existing file at the destination')
+    .addOption(lockTokenOption())
     .action(async (from: string, to: string, flags: MoveFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();
       const info = await (await run.satchel()).copy(ws, from, to, {
         ...run.call(),
         overwrite: flags.overwrite === true,
+        lockToken: flags.lockToken,
       });
       if (run.json) run.printJson(info);
       else run.out(`copied ${normalizePath(from)} -> ${info.path} (version ${info.seq})`);

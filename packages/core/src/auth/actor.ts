@@ -1,6 +1,8 @@
 /** Who is calling: a principal, authenticated by one of its keys, within that key's narrowing. */
 
-export type Role = 'owner' | 'editor' | 'viewer';
+import type { Role } from '../schemas/access.js';
+
+export type { Role };
 
 export const ROLE_RANK: Readonly<Record<Role, number>> = { viewer: 1, editor: 2, owner: 3 };
 

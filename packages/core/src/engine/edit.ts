@@ -118,7 +118,12 @@ export async function editFile(
         workspace,
         path,
         text,
-        { ifMatch: Number(head.seq), session: options.session, message: options.message },
+        {
+          ifMatch: Number(head.seq),
+          session: options.session,
+          message: options.message,
+          lockToken: options.lockToken,
+        },
         'edit',
       );
       return { diff: patch(`version ${info.seq}`), replacements, dryRun: false, info };

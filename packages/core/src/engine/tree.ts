@@ -1,5 +1,6 @@
 /** Mutations of the tree itself: remove, move and copy, of files and whole directories. */
 import { SatchelError } from '../errors.js';
+import { checkWriteLocks } from '../locks/locks.js';
 import { isWithin, normalizeEntryPath, validateWorkspaceName } from '../paths.js';
 import {
   type CopyOptions,
@@ -67,6 +68,8 @@ export async function remove(
       );
     }
     const s = await stamp(tx, ctx, ws.id, options.session);
+    const tree = entry.type === 'directory';
+    await checkWriteLocks(tx, ctx, ws.id, { path, tree }, options.lockToken, s.now);
     // Deepest first, so no entry is ever left without its parent.
     for (const child of below.reverse()) await putTombstone(tx, s, child, 'delete');
     await putTombstone(tx, s, entry, 'delete');
@@ -179,6 +182,11 @@ export async function move(
     const { root, transfers } = await plan(tx, ws.id, from, to, options.overwrite ?? false);
     checkPreconditions(from, root, options);
     const s = await stamp(tx, ctx, ws.id, options.session);
+    const tree = root.type === 'directory';
+    await checkWriteLocks(tx, ctx, ws.id, { path: from, tree }, options.lockToken, s.now);
+    // The token fences the source (what its holder locked); the destination only has to be free
+    // of other holders' locks.
+    await checkWriteLocks(tx, ctx, ws.id, { path: to, tree }, undefined, s.now);
     return apply(tx, s, transfers, 'move');
   });
 }
@@ -196,8 +204,10 @@ export async function copy(
   const options = parseOptions(CopyOptionsSchema, rawOptions);
   return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
-    const { transfers } = await plan(tx, ws.id, from, to, options.overwrite ?? false);
+    const { root, transfers } = await plan(tx, ws.id, from, to, options.overwrite ?? false);
     const s = await stamp(tx, ctx, ws.id, options.session);
+    const tree = root.type === 'directory';
+    await checkWriteLocks(tx, ctx, ws.id, { path: to, tree }, options.lockToken, s.now);
     return apply(tx, s, transfers, 'copy');
   });
 }

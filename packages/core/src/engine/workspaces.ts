@@ -10,6 +10,7 @@ import {
   type Workspace,
   type WorkspaceInfo,
 } from '../schemas.js';
+import { putMember } from '../store/metadata/access-queries.js';
 import type { WorkspaceRow } from '../store/metadata/metadata-store.js';
 import {
   decodeCursor,
@@ -39,21 +40,44 @@ export async function createWorkspace(
     }
     const row = { id: randomUUID(), name, created_at: ctx.clock() };
     await tx.createWorkspace(row);
+    // Whoever creates a workspace owns it (and may hand it over later: see auth/transfers.ts).
+    await putMember(tx.kysely, {
+      workspace_id: row.id,
+      principal_id: ctx.actor.principalId,
+      role: 'owner',
+      created_at: row.created_at,
+    });
     return { name, seq: 0, createdAt: iso(row.created_at) };
   });
 }
 
+const SCAN_PAGE = 500;
+
+/** Workspaces in name order, only those `visible` accepts; a page holds at most `limit`. */
 export async function listWorkspaces(
   ctx: EngineContext,
-  rawOptions?: PageOptions,
+  rawOptions: PageOptions | undefined,
+  visible: (row: WorkspaceRow) => Promise<boolean>,
 ): Promise<Page<Workspace>> {
   const options = parseOptions(PageOptionsSchema, rawOptions);
   const limit = options.limit ?? 100;
   const cursor = decodeCursor(options.cursor, ['a']);
-  const rows = await ctx.store.listWorkspaces(cursor ? String(cursor.a) : null, limit + 1);
-  const items = rows.slice(0, limit).map(workspaceOut);
-  const last = items.at(-1);
-  return { items, nextCursor: rows.length > limit && last ? encodeCursor({ a: last.name }) : null };
+  let after = cursor ? String(cursor.a) : null;
+  const items: Workspace[] = [];
+  for (;;) {
+    const rows = await ctx.store.listWorkspaces(after, SCAN_PAGE);
+    for (const row of rows) {
+      if (!(await visible(row))) continue;
+      if (items.length === limit) {
+        const last = items.at(-1);
+        return { items, nextCursor: last ? encodeCursor({ a: last.name }) : null };
+      }
+      items.push(workspaceOut(row));
+    }
+    const last = rows.at(-1);
+    if (rows.length < SCAN_PAGE || !last) return { items, nextCursor: null };
+    after = last.name;
+  }
 }
 
 export async function getWorkspace(ctx: EngineContext, rawName: string): Promise<WorkspaceInfo> {

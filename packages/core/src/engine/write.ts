@@ -1,13 +1,14 @@
 /** Mutations that create file versions: write, batch write, append, mkdir, restore. */
 import { SatchelError } from '../errors.js';
+import { checkWriteLocks } from '../locks/locks.js';
 import { normalizeEntryPath, validateWorkspaceName } from '../paths.js';
 import type { BatchFile, Content } from '../satchel.js';
 import {
   type AppendOptions,
   AppendOptionsSchema,
-  type CallOptions,
-  CallOptionsSchema,
   type FileInfo,
+  type MutationOptions,
+  MutationOptionsSchema,
   type WriteOptions,
   WriteOptionsSchema,
 } from '../schemas.js';
@@ -46,6 +47,7 @@ async function commitContent(
   if (head?.type === 'directory') throw notADirectoryTarget(path);
   checkPreconditions(path, head, options);
   const s = await stamp(tx, ctx, ws.id, options.session);
+  await checkWriteLocks(tx, ctx, ws.id, { path, tree: false }, options.lockToken, s.now);
   await ensureParents(tx, s, path);
   await tx.putBlob(blobRow(stored, s.now));
   return putFile(
@@ -92,10 +94,10 @@ export async function writeFiles(
   ctx: EngineContext,
   workspace: string,
   files: readonly BatchFile[],
-  rawOptions?: CallOptions,
+  rawOptions?: MutationOptions,
 ): Promise<FileInfo[]> {
   validateWorkspaceName(workspace);
-  const options = parseOptions(CallOptionsSchema, rawOptions);
+  const options = parseOptions(MutationOptionsSchema, rawOptions);
   if (!Array.isArray(files) || files.length === 0) {
     throw new SatchelError('INVALID_INPUT', 'files must be a non-empty array', { field: 'files' });
   }
@@ -229,11 +231,11 @@ export async function mkdir(
   ctx: EngineContext,
   workspace: string,
   rawPath: string,
-  rawOptions?: CallOptions,
+  rawOptions?: MutationOptions,
 ): Promise<FileInfo> {
   validateWorkspaceName(workspace);
   const path = normalizeEntryPath(rawPath);
-  const options = parseOptions(CallOptionsSchema, rawOptions);
+  const options = parseOptions(MutationOptionsSchema, rawOptions);
   return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     const existing = await tx.getEntry(ws.id, path);
@@ -242,6 +244,7 @@ export async function mkdir(
       throw new SatchelError('CONFLICT', `${path} is a file`, { path, reason: 'type_mismatch' });
     }
     const s = await stamp(tx, ctx, ws.id, options.session);
+    await checkWriteLocks(tx, ctx, ws.id, { path, tree: false }, options.lockToken, s.now);
     await ensureParents(tx, s, path);
     return putDirectory(tx, s, path, 'mkdir');
   });
@@ -285,6 +288,7 @@ export async function restore(
     }
     checkPreconditions(path, head, options);
     const s = await stamp(tx, ctx, ws.id, options.session);
+    await checkWriteLocks(tx, ctx, ws.id, { path, tree: false }, options.lockToken, s.now);
     await ensureParents(tx, s, path);
     const origin = { path: version.path, seq: Number(version.seq) };
     if (version.type === 'directory') return putDirectory(tx, s, path, 'restore', { origin });

@@ -23,6 +23,8 @@ export type BlobRow = Selectable<BlobsTable>;
 /** Version of the on-disk format described in docs/storage.md. */
 export const STORAGE_FORMAT = '1';
 
+const FENCE_FLOOR = 'fence_floor';
+
 /** Outcome of one operation of a batch: its value, or the error that rolled back its changes. */
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -220,10 +222,37 @@ export class MetadataQueries {
 /** Writes; only ever handed out inside a transaction. */
 export class MetadataTx extends MetadataQueries {
   async createWorkspace(row: { id: string; name: string; created_at: number }): Promise<void> {
-    await this.db.insertInto('workspaces').values(row).execute();
+    await this.db
+      .insertInto('workspaces')
+      .values({ ...row, fence: await this.fenceFloor() })
+      .execute();
+  }
+
+  /**
+   * Lowest fencing token a new workspace may start from: the highest token any deleted workspace
+   * handed out, so a lock holder from before a delete and re-create can never match a new lock.
+   */
+  async fenceFloor(): Promise<number> {
+    const row = await this.db
+      .selectFrom('meta')
+      .select('value')
+      .where('key', '=', FENCE_FLOOR)
+      .executeTakeFirst();
+    return row ? Number(row.value) : 0;
   }
 
   async deleteWorkspace(workspaceId: string): Promise<void> {
+    const ws = await this.db
+      .selectFrom('workspaces')
+      .select('fence')
+      .where('id', '=', workspaceId)
+      .executeTakeFirst();
+    const floor = Math.max(await this.fenceFloor(), Number(ws?.fence ?? 0));
+    await this.db
+      .insertInto('meta')
+      .values({ key: FENCE_FLOOR, value: String(floor) })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(floor) }))
+      .execute();
     // Children first: not every dialect cascades the same way, and it keeps the order explicit.
     for (const table of ['entries', 'versions', 'locks', 'members', 'transfers'] as const) {
       await this.db.deleteFrom(table).where('workspace_id', '=', workspaceId).execute();

@@ -1,5 +1,6 @@
 /** Row types of the metadata database (docs/storage.md describes every table and invariant). */
 import type { Generated } from 'kysely';
+import type { Role } from '../../schemas/access.js';
 
 export interface MetaTable {
   key: string;
@@ -61,8 +62,6 @@ export interface BlobsTable {
   chunks: Uint8Array | null;
   created_at: number;
 }
-
-export type Role = 'owner' | 'editor' | 'viewer';
 
 export interface PrincipalsTable {
   id: string;

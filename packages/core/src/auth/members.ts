@@ -1,0 +1,83 @@
+/** Workspace membership: who has which role; a workspace always keeps at least one owner. */
+
+import { type EngineContext, iso, parseOptions, requireWorkspace } from '../engine/context.js';
+import { SatchelError } from '../errors.js';
+import { type Member, type Role, RoleSchema } from '../schemas.js';
+import * as access from '../store/metadata/access-queries.js';
+import type { MetadataQueries } from '../store/metadata/metadata-store.js';
+import { requirePrincipal } from './access.js';
+
+export async function listMembers(ctx: EngineContext, workspace: string): Promise<Member[]> {
+  const ws = await requireWorkspace(ctx.store, workspace);
+  const rows = await access.listMembers(ctx.store.kysely, ws.id);
+  return rows.map((r) => ({
+    principal: r.name,
+    kind: r.kind,
+    role: r.role,
+    since: iso(Number(r.created_at)),
+  }));
+}
+
+async function ownerCount(q: MetadataQueries, workspaceId: string): Promise<number> {
+  return (await access.listMembers(q.kysely, workspaceId)).filter((m) => m.role === 'owner').length;
+}
+
+/** Adds a member or changes its role; CONFLICT if that would leave the workspace without an owner. */
+export async function setMember(
+  ctx: EngineContext,
+  workspace: string,
+  name: string,
+  role: Role,
+): Promise<Member> {
+  const parsedRole = parseOptions(RoleSchema, role);
+  return ctx.commit(async (tx) => {
+    const ws = await requireWorkspace(tx, workspace);
+    const principal = await requirePrincipal(tx, name);
+    const current = await access.roleOf(tx.kysely, ws.id, principal.id);
+    if (current === 'owner' && parsedRole !== 'owner' && (await ownerCount(tx, ws.id)) === 1) {
+      throw new SatchelError(
+        'CONFLICT',
+        `${name} is the last owner of ${workspace}; make someone else owner first`,
+        {
+          reason: 'last_owner',
+        },
+      );
+    }
+    const now = ctx.clock();
+    await access.putMember(tx.kysely, {
+      workspace_id: ws.id,
+      principal_id: principal.id,
+      role: parsedRole,
+      created_at: now,
+    });
+    return { principal: principal.name, kind: principal.kind, role: parsedRole, since: iso(now) };
+  });
+}
+
+export async function removeMember(
+  ctx: EngineContext,
+  workspace: string,
+  name: string,
+): Promise<void> {
+  await ctx.commit(async (tx) => {
+    const ws = await requireWorkspace(tx, workspace);
+    const principal = await requirePrincipal(tx, name);
+    const current = await access.roleOf(tx.kysely, ws.id, principal.id);
+    if (current === null) {
+      throw new SatchelError('NOT_FOUND', `${name} is not a member of ${workspace}`, {
+        reason: 'not_member',
+        principal: name,
+      });
+    }
+    if (current === 'owner' && (await ownerCount(tx, ws.id)) === 1) {
+      throw new SatchelError(
+        'CONFLICT',
+        `${name} is the last owner of ${workspace}; make someone else owner first`,
+        {
+          reason: 'last_owner',
+        },
+      );
+    }
+    await access.deleteMember(tx.kysely, ws.id, principal.id);
+  });
+}

@@ -1,0 +1,349 @@
+/** Lock operations: acquire (optionally waiting), renew, release, break, list, and the write check. */
+import { randomUUID } from 'node:crypto';
+import { type EngineContext, iso, parseOptions, requireWorkspace } from '../engine/context.js';
+import { SatchelError } from '../errors.js';
+import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '../paths.js';
+import { type AcquireLock, AcquireLockSchema, type Lock } from '../schemas.js';
+import {
+  getLock,
+  getLockByToken,
+  insertLock,
+  type LockRow,
+  listLiveLocks,
+  markLockReleased,
+  newestLockAfter,
+  nextFence,
+  setLockExpiry,
+} from '../store/metadata/lock-queries.js';
+import type { MetadataQueries, MetadataTx } from '../store/metadata/metadata-store.js';
+import { conflicts, covers, type LockClaim, type LockTarget } from './lock-rules.js';
+import type { LockWaiters } from './lock-waiters.js';
+
+export { LockWaiters } from './lock-waiters.js';
+
+/** A lock as callers see it; `holder` is the principal's name, times are ISO 8601. */
+export type LockInfo = Lock;
+/** `scope` default file, `mode` default exclusive, `ttlSeconds` 1-3600 (60), `waitSeconds` 0-300 (0). */
+export type AcquireOptions = AcquireLock;
+
+const DEFAULT_TTL_SECONDS = 60;
+const RenewOptionsSchema = AcquireLockSchema.pick({ ttlSeconds: true });
+
+function lockInfo(row: LockRow, workspace: string): LockInfo {
+  return {
+    id: row.id,
+    workspace,
+    path: row.path,
+    scope: row.scope,
+    mode: row.mode,
+    token: Number(row.token),
+    holder: row.holder,
+    session: row.session,
+    acquiredAt: iso(Number(row.acquired_at)),
+    expiresAt: iso(Number(row.expires_at)),
+  };
+}
+
+const isLive = (row: LockRow, now: number): boolean =>
+  row.released_at === null && Number(row.expires_at) > now;
+
+/**
+ * LOCKED naming the lock among `blockers` that stays longest, or, with none, the earlier waiting
+ * request that goes first (then `holder`, `expiresAt` and `lockId` are null).
+ */
+function heldError(path: string, blockers: readonly LockRow[], queued?: LockClaim): SatchelError {
+  const [first, ...others] = [...blockers].sort(
+    (a, b) => Number(b.expires_at) - Number(a.expires_at),
+  );
+  if (!first) {
+    const what = queued ? `a ${queued.mode} ${queued.scope} lock on ${queued.path}` : 'a lock';
+    return new SatchelError(
+      'LOCKED',
+      `${path} is promised to an earlier request waiting for ${what}`,
+      {
+        path,
+        holder: null,
+        expiresAt: null,
+        lockId: null,
+        reason: 'held',
+      },
+    );
+  }
+  const expiresAt = iso(Number(first.expires_at));
+  const on =
+    first.path === path && first.scope === 'file' ? '' : ` (${first.scope} lock on ${first.path})`;
+  const more = others.length > 0 ? `, and ${others.length} more lock(s)` : '';
+  return new SatchelError(
+    'LOCKED',
+    `${path} is locked by ${first.holder}${on} until ${expiresAt}${more}`,
+    { path, holder: first.holder, expiresAt, lockId: first.id, reason: 'held' },
+  );
+}
+
+type Acquired = { readonly row: LockRow } | { readonly blockers: LockRow[] };
+
+/** One try, inside a transaction: grant the claim with the next token, or report what blocks it. */
+async function tryAcquire(
+  tx: MetadataTx,
+  ctx: EngineContext,
+  workspace: string,
+  claim: LockClaim,
+  ttlMs: number,
+  session: string | null,
+): Promise<Acquired> {
+  const ws = await requireWorkspace(tx, workspace);
+  const now = ctx.clock();
+  const live = await listLiveLocks(tx.kysely, ws.id, now, claim);
+  // Holder identity is ignored on purpose: re-acquiring what you hold conflicts unless both are
+  // shared, so one principal's concurrent workers exclude each other too.
+  const blockers = live.filter((lock) => conflicts(lock, claim));
+  if (blockers.length > 0) return { blockers };
+  const row: LockRow = {
+    id: randomUUID(),
+    workspace_id: ws.id,
+    ...claim,
+    token: await nextFence(tx.kysely, ws.id),
+    holder: ctx.actor.name,
+    session,
+    acquired_at: now,
+    expires_at: now + ttlMs,
+    released_at: null,
+    released_by: null,
+  };
+  await insertLock(tx.kysely, row);
+  return { row };
+}
+
+/**
+ * Takes a lock on `options.path`. Granted with a fencing token strictly greater than every token
+ * handed out before in the workspace (also across restarts). With `waitSeconds`, waits in arrival
+ * order behind earlier conflicting requests until the blocking locks are released or expire.
+ * Without it, the request also fails while an earlier waiting request conflicts with it, so
+ * waiting requests are never starved (arrival order is kept within this process).
+ * Errors: INVALID_INPUT / INVALID_PATH (the root only with scope tree), NOT_FOUND (workspace),
+ * LOCKED `{ path, holder, expiresAt, lockId, reason: 'held' }` naming the holder and until when.
+ */
+export async function acquireLock(
+  ctx: EngineContext,
+  waiters: LockWaiters,
+  workspace: string,
+  rawOptions: AcquireOptions,
+): Promise<LockInfo> {
+  validateWorkspaceName(workspace);
+  const options = parseOptions(AcquireLockSchema, rawOptions);
+  const scope = options.scope ?? 'file';
+  const path = scope === 'tree' ? normalizePath(options.path) : normalizeEntryPath(options.path);
+  const claim: LockClaim = { path, scope, mode: options.mode ?? 'exclusive' };
+  const ttlMs = (options.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000;
+  const session = options.session ?? null;
+  const ws = await requireWorkspace(ctx.store, workspace);
+  const attempt = () => ctx.commit((tx) => tryAcquire(tx, ctx, workspace, claim, ttlMs, session));
+  const blockersNow = async () =>
+    (await listLiveLocks(ctx.store.kysely, ws.id, ctx.clock(), claim)).filter((lock) =>
+      conflicts(lock, claim),
+    );
+  const waitMs = (options.waitSeconds ?? 0) * 1000;
+  if (waitMs === 0) {
+    const queued = waiters.ahead(ws.id, claim);
+    if (queued) throw heldError(path, await blockersNow(), queued);
+    const outcome = await attempt();
+    if ('row' in outcome) return lockInfo(outcome.row, workspace);
+    throw heldError(path, outcome.blockers);
+  }
+  const row = await waiters.serve(ws.id, claim, ctx.clock() + waitMs, async () => {
+    const outcome = await attempt();
+    if ('row' in outcome) return { done: true, value: outcome.row };
+    return { done: false, retryAt: Math.min(...outcome.blockers.map((b) => Number(b.expires_at))) };
+  });
+  if (row) return lockInfo(row, workspace);
+  throw heldError(path, await blockersNow());
+}
+
+/** The live lock `lockId` of the workspace: NOT_FOUND if unknown, expired or released. */
+async function requireLiveLock(
+  q: MetadataQueries,
+  workspaceId: string,
+  lockId: string,
+  now: number,
+): Promise<LockRow> {
+  const row = typeof lockId === 'string' ? await getLock(q.kysely, workspaceId, lockId) : undefined;
+  if (!row || !isLive(row, now)) {
+    throw new SatchelError(
+      'NOT_FOUND',
+      `lock ${String(lockId)} not found: it does not exist, has expired or was released`,
+      { lockId },
+    );
+  }
+  return row;
+}
+
+function requireHolder(ctx: EngineContext, row: LockRow, verb: string): void {
+  if (row.holder === ctx.actor.name) return;
+  throw new SatchelError(
+    'FORBIDDEN',
+    `lock ${row.id} is held by ${row.holder}; only its holder can ${verb} it (an owner can break it)`,
+    { lockId: row.id, holder: row.holder, reason: 'not_holder' },
+  );
+}
+
+/**
+ * Extends (or shortens) the lease of a live lock you hold to `ttlSeconds` (default 60) from now;
+ * the token stays. Errors: INVALID_INPUT, NOT_FOUND (unknown, expired or released), FORBIDDEN.
+ */
+export async function renewLock(
+  ctx: EngineContext,
+  waiters: LockWaiters,
+  workspace: string,
+  lockId: string,
+  rawOptions?: { ttlSeconds?: number },
+): Promise<LockInfo> {
+  validateWorkspaceName(workspace);
+  const options = parseOptions(RenewOptionsSchema, rawOptions);
+  const ttlMs = (options.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000;
+  const { row, shortened } = await ctx.commit(async (tx) => {
+    const ws = await requireWorkspace(tx, workspace);
+    const now = ctx.clock();
+    const current = await requireLiveLock(tx, ws.id, lockId, now);
+    requireHolder(ctx, current, 'renew');
+    await setLockExpiry(tx.kysely, current.id, now + ttlMs);
+    const renewed = { ...current, expires_at: now + ttlMs };
+    return { row: renewed, shortened: renewed.expires_at < Number(current.expires_at) };
+  });
+  // Waiters sleep until the old expiry; a shorter lease must wake them sooner.
+  if (shortened) waiters.notify(row.workspace_id);
+  return lockInfo(row, workspace);
+}
+
+/** Ends a live lock you hold and wakes its waiters. Errors: NOT_FOUND, FORBIDDEN. */
+export async function releaseLock(
+  ctx: EngineContext,
+  waiters: LockWaiters,
+  workspace: string,
+  lockId: string,
+): Promise<void> {
+  validateWorkspaceName(workspace);
+  const workspaceId = await ctx.commit(async (tx) => {
+    const ws = await requireWorkspace(tx, workspace);
+    const now = ctx.clock();
+    const row = await requireLiveLock(tx, ws.id, lockId, now);
+    requireHolder(ctx, row, 'release');
+    await markLockReleased(tx.kysely, row.id, now, ctx.actor.name);
+    return ws.id;
+  });
+  waiters.notify(workspaceId);
+}
+
+/**
+ * Ends someone's live lock, recording the caller as `released_by`; returns the lock as it was.
+ * Only authorisation (owners) is the caller's job. Errors: NOT_FOUND.
+ */
+export async function breakLock(
+  ctx: EngineContext,
+  waiters: LockWaiters,
+  workspace: string,
+  lockId: string,
+): Promise<LockInfo> {
+  validateWorkspaceName(workspace);
+  const row = await ctx.commit(async (tx) => {
+    const ws = await requireWorkspace(tx, workspace);
+    const now = ctx.clock();
+    const live = await requireLiveLock(tx, ws.id, lockId, now);
+    await markLockReleased(tx.kysely, live.id, now, ctx.actor.name);
+    return live;
+  });
+  waiters.notify(row.workspace_id);
+  return lockInfo(row, workspace);
+}
+
+/**
+ * Live locks of the workspace by path, then token; with `path`, only those overlapping it or
+ * anything beneath it. Errors: INVALID_INPUT, INVALID_PATH, NOT_FOUND.
+ */
+export async function listLocks(
+  ctx: EngineContext,
+  workspace: string,
+  options?: { path?: string },
+): Promise<LockInfo[]> {
+  validateWorkspaceName(workspace);
+  const path = options?.path === undefined ? undefined : normalizePath(options.path);
+  const ws = await requireWorkspace(ctx.store, workspace);
+  const target: LockTarget | undefined = path === undefined ? undefined : { path, scope: 'tree' };
+  const rows = await listLiveLocks(ctx.store.kysely, ws.id, ctx.clock(), target);
+  return rows.map((row) => lockInfo(row, workspace));
+}
+
+type StaleCause = 'unknown' | 'not_holder' | 'expired' | 'released' | 'superseded' | 'not_covering';
+
+/** Why `token` may not write `path`, or null when it is the caller's live lock covering it. */
+async function staleToken(
+  tx: MetadataTx,
+  holder: string,
+  workspaceId: string,
+  token: number,
+  path: string,
+  now: number,
+): Promise<{ cause: StaleCause; why: string; supersededBy?: number } | null> {
+  const lock = await getLockByToken(tx.kysely, workspaceId, token);
+  if (!lock) return { cause: 'unknown', why: 'no lock in this workspace has that token' };
+  if (lock.holder !== holder) return { cause: 'not_holder', why: `it is ${lock.holder}'s lock` };
+  if (!isLive(lock, now)) {
+    const by = lock.released_by === lock.holder ? 'released' : `broken by ${lock.released_by}`;
+    const ended =
+      lock.released_at === null
+        ? `it expired at ${iso(Number(lock.expires_at))}`
+        : `it was ${by} at ${iso(Number(lock.released_at))}`;
+    const newer = await newestLockAfter(tx.kysely, workspaceId, token, lock);
+    if (newer) {
+      const supersededBy = Number(newer.token);
+      const why = `${ended} and was superseded by token ${supersededBy} (${newer.holder})`;
+      return { cause: 'superseded', why, supersededBy };
+    }
+    return { cause: lock.released_at === null ? 'expired' : 'released', why: ended };
+  }
+  if (!covers(lock, path)) {
+    return {
+      cause: 'not_covering',
+      why: `its ${lock.scope} lock on ${lock.path} does not cover ${path}`,
+    };
+  }
+  return null;
+}
+
+/**
+ * Called inside a mutation's transaction, before it writes. With `lockToken`, the token must be
+ * a live lock of this workspace held by the caller that covers `target.path`; otherwise LOCKED
+ * `{ reason: 'stale_token', path, token, cause, supersededBy? }` saying why (checked first, so a
+ * holder paused past its lease always learns that its token is stale). Then LOCKED
+ * `{ reason: 'held', path, holder, expiresAt, lockId }` if another principal holds a live
+ * exclusive lock overlapping the target (with `tree`, anything at or beneath `target.path`).
+ */
+export async function checkWriteLocks(
+  tx: MetadataTx,
+  ctx: EngineContext,
+  workspaceId: string,
+  target: { path: string; tree: boolean },
+  lockToken: number | undefined,
+  now: number,
+): Promise<void> {
+  const me = ctx.actor.name;
+  if (lockToken !== undefined) {
+    const stale = await staleToken(tx, me, workspaceId, lockToken, target.path, now);
+    if (stale) {
+      const { why, ...rest } = stale;
+      throw new SatchelError(
+        'LOCKED',
+        `lock token ${lockToken} is stale for ${target.path}: ${why}`,
+        {
+          path: target.path,
+          token: lockToken,
+          reason: 'stale_token',
+          ...rest,
+        },
+      );
+    }
+  }
+  const reach: LockTarget = { path: target.path, scope: target.tree ? 'tree' : 'file' };
+  const live = await listLiveLocks(tx.kysely, workspaceId, now, reach);
+  const blockers = live.filter((lock) => lock.mode === 'exclusive' && lock.holder !== me);
+  if (blockers.length > 0) throw heldError(target.path, blockers);
+}

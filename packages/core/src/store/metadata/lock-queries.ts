@@ -1,0 +1,140 @@
+/** Every SQL statement about locks, in portable Kysely (SQLite now, PostgreSQL next). */
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
+import { ancestorsOf, descendantRange } from '../../paths.js';
+import type { Database, LocksTable } from './tables.js';
+
+export type LockRow = Selectable<LocksTable>;
+
+/** A canonical path and how far a lock on it reaches (mirrors `LockTarget` in locks/lock-rules). */
+export interface LockQueryTarget {
+  readonly path: string;
+  readonly scope: 'file' | 'tree';
+}
+
+/**
+ * Locks whose target overlaps `target`: a lock on the same path, a tree lock on an ancestor, and,
+ * when `target` is a tree, any lock beneath it. Written as equality, IN and range predicates so
+ * each dialect can use its indexes; the range relies on byte-wise path ordering (`descendantRange`).
+ */
+function overlapping(
+  eb: ExpressionBuilder<Database, 'locks'>,
+  target: LockQueryTarget,
+): Expression<SqlBool> {
+  const ancestors = ['/', ...ancestorsOf(target.path)];
+  const terms = [
+    eb('path', '=', target.path),
+    eb.and([eb('scope', '=', 'tree'), eb('path', 'in', ancestors)]),
+  ];
+  if (target.scope === 'tree') {
+    const { lo, hi } = descendantRange(target.path);
+    terms.push(eb.and([eb('path', '>=', lo), eb('path', '<', hi)]));
+  }
+  return eb.or(terms);
+}
+
+/**
+ * Hands out the workspace's next fencing token. It lives in `workspaces.fence`, so it is strictly
+ * increasing across restarts; a token from a transaction that rolls back is never seen.
+ */
+export async function nextFence(db: Kysely<Database>, workspaceId: string): Promise<number> {
+  const row = await db
+    .updateTable('workspaces')
+    .set((eb) => ({ fence: eb('fence', '+', 1) }))
+    .where('id', '=', workspaceId)
+    .returning('fence')
+    .executeTakeFirstOrThrow();
+  return Number(row.fence);
+}
+
+export async function insertLock(db: Kysely<Database>, row: LockRow): Promise<void> {
+  await db.insertInto('locks').values(row).execute();
+}
+
+/**
+ * Live locks of a workspace (not released, `expires_at` after `now`), those overlapping `target`
+ * when given, ordered by path then token.
+ */
+export function listLiveLocks(
+  db: Kysely<Database>,
+  workspaceId: string,
+  now: number,
+  target?: LockQueryTarget,
+): Promise<LockRow[]> {
+  let q = db
+    .selectFrom('locks')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('released_at', 'is', null)
+    .where('expires_at', '>', now);
+  if (target) q = q.where((eb) => overlapping(eb, target));
+  return q.orderBy('path').orderBy('token').execute();
+}
+
+/** A lock of the workspace by id, in whatever state (live, expired or released). */
+export function getLock(
+  db: Kysely<Database>,
+  workspaceId: string,
+  lockId: string,
+): Promise<LockRow | undefined> {
+  return db
+    .selectFrom('locks')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', lockId)
+    .executeTakeFirst();
+}
+
+/** The lock that was given `token`, in whatever state: to explain why a token is stale. */
+export function getLockByToken(
+  db: Kysely<Database>,
+  workspaceId: string,
+  token: number,
+): Promise<LockRow | undefined> {
+  return db
+    .selectFrom('locks')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('token', '=', token)
+    .executeTakeFirst();
+}
+
+/** The newest lock granted after `token` on a target overlapping `target` (live or not). */
+export function newestLockAfter(
+  db: Kysely<Database>,
+  workspaceId: string,
+  token: number,
+  target: LockQueryTarget,
+): Promise<LockRow | undefined> {
+  return db
+    .selectFrom('locks')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('token', '>', token)
+    .where((eb) => overlapping(eb, target))
+    .orderBy('token', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Moves the end of a lease (renew). */
+export async function setLockExpiry(
+  db: Kysely<Database>,
+  lockId: string,
+  expiresAt: number,
+): Promise<void> {
+  await db.updateTable('locks').set({ expires_at: expiresAt }).where('id', '=', lockId).execute();
+}
+
+/** Ends a lease early (release, break); the row stays, so a stale token can be explained. */
+export async function markLockReleased(
+  db: Kysely<Database>,
+  lockId: string,
+  releasedAt: number,
+  releasedBy: string,
+): Promise<void> {
+  await db
+    .updateTable('locks')
+    .set({ released_at: releasedAt, released_by: releasedBy })
+    .where('id', '=', lockId)
+    .execute();
+}
