@@ -45,6 +45,11 @@ export interface AuditLogOptions {
   readonly checkpointFile: string | null;
   /** How long record() entries wait to share a commit: default 50 ms, at most 100. */
   readonly flushDelayMs?: number;
+  /**
+   * How long after a commit the checkpoint file is rewritten: default 100 ms. Commits within it
+   * share one write, so a cut-off tail shorter than this can go unnoticed after a crash.
+   */
+  readonly checkpointDelayMs?: number;
 }
 
 /** Entries waiting for one commit; `done` settles (never rejects) when it has finished. */
@@ -80,6 +85,7 @@ export class AuditLog {
   #timer: NodeJS.Timeout | null = null;
   readonly #inflight = new Set<Promise<void>>();
   #checkpointRunning: Promise<void> | null = null;
+  readonly #checkpointDelayMs: number;
   #checkpointQueued: Promise<void> | null = null;
   #state: 'open' | 'closing' | 'closed' = 'open';
   readonly #warned = new Set<string>();
@@ -95,6 +101,7 @@ export class AuditLog {
     this.#store = options.store;
     this.#run = options.run;
     this.#checkpointFile = options.checkpointFile;
+    this.#checkpointDelayMs = options.checkpointDelayMs ?? 100;
     this.#delay = delay;
   }
 
@@ -177,10 +184,11 @@ export class AuditLog {
     const file = this.#checkpointFile;
     if (file === null || this.#state === 'closed') return Promise.resolve();
     if (this.#checkpointQueued) return this.#checkpointQueued;
-    const running = this.#checkpointRunning;
-    if (!running) return this.#startCheckpoint(file);
-    // The running write may have read the head before the caller's commit: one more follows.
-    const queued = running.then(() => {
+    // Commits within checkpointDelayMs share one checkpoint write (and its fsync); one that
+    // starts while a write runs follows it, since that write may have read an older head.
+    const after = this.#checkpointRunning ?? Promise.resolve();
+    const delay = new Promise<void>((resolve) => setTimeout(resolve, this.#checkpointDelayMs));
+    const queued = Promise.all([after, delay]).then(() => {
       this.#checkpointQueued = null;
       return this.#startCheckpoint(file);
     });

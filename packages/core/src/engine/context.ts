@@ -36,7 +36,7 @@ export interface EngineContext {
    * mutation goes through here, so whatever must commit with a mutation (its audit entry, lock
    * checks) has one place to hook in.
    */
-  commit<T>(op: (tx: MetadataTx) => Promise<T>): Promise<T>;
+  commit<T>(op: (tx: MetadataTx) => Promise<T>, options?: { durable?: boolean }): Promise<T>;
 }
 
 /** Validates options against their schema: INVALID_INPUT naming the first bad field. */

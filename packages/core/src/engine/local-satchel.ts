@@ -128,13 +128,16 @@ export class LocalSatchel implements SatchelEngine {
       clock,
       limits,
       actor: this.actor,
-      commit: async <T>(op: (tx: MetadataTx) => Promise<T>): Promise<T> => {
+      commit: async <T>(
+        op: (tx: MetadataTx) => Promise<T>,
+        options?: { durable?: boolean },
+      ): Promise<T> => {
         const result = await committer.run(async (tx) => {
           const value = await op(tx);
           // An operation that declines (null) commits nothing worth an entry.
           if (value !== null) await audit.appendInTx(tx, entry(seqOf(value)));
           return value;
-        });
+        }, options);
         if (result !== null) {
           audited.done = true;
           // Not awaited: the checkpoint trails the log by at most a few entries after a crash,

@@ -13,6 +13,7 @@ import type { BlobStore } from '../store/blob-store.js';
 import { FsBlobStore } from '../store/fs-blob-store.js';
 import { GroupCommitter } from '../store/group-commit.js';
 import { MemoryBlobStore } from '../store/memory-blob-store.js';
+import { startLockEpoch } from '../store/metadata/lock-queries.js';
 import { MetadataStore } from '../store/metadata/metadata-store.js';
 import { openSqlite, SQLITE_DIALECT } from '../store/metadata/sqlite.js';
 import type { EngineLimits } from './context.js';
@@ -63,6 +64,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
   const blobs =
     options.blobs ?? (root ? await FsBlobStore.open(join(root, BLOBS_DIR)) : new MemoryBlobStore());
   await store.migrate();
+  await startLockEpoch(store.kysely);
   const clock = options.clock ?? Date.now;
   const { admin, createdKey } = await bootstrapAdmin(
     store,

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openSatchel } from '../engine/open.js';
+import { DATABASE_FILE, openSatchel } from '../engine/open.js';
 import { tempDir } from '../test-support/temp.js';
 
 async function setup() {
@@ -72,6 +73,22 @@ describe('locks through the Satchel interface', () => {
     const third = await engine.acquireLock('ws', { path: '/a' });
     expect(second.token).toBeGreaterThan(first.token);
     expect(third.token).toBeGreaterThan(second.token);
+    await engine.close();
+  });
+
+  it('tokens stay above everything handed out even if lease commits were lost with the machine', async () => {
+    const data = join(await tempDir(), 'data');
+    let engine = await openSatchel({ data });
+    await engine.createWorkspace('ws');
+    const before = await engine.acquireLock('ws', { path: '/a' });
+    await engine.close();
+    // Lease commits skip the fsync: simulate a power loss that lost the last ones.
+    const db = new BetterSqlite3(join(data, DATABASE_FILE));
+    db.prepare('update workspaces set fence = 0').run();
+    db.close();
+    engine = await openSatchel({ data });
+    const after = await engine.acquireLock('ws', { path: '/b' });
+    expect(after.token).toBeGreaterThan(before.token);
     await engine.close();
   });
 });

@@ -27,6 +27,14 @@ export type LockInfo = Lock;
 export type AcquireOptions = AcquireLock;
 
 const DEFAULT_TTL_SECONDS = 60;
+
+/**
+ * Lease changes (acquire, renew, release) commit without waiting for the disk: they survive a
+ * crash of the process but not of the machine. That keeps a lock round trip well under a
+ * millisecond, and it is safe: fencing tokens still only grow (see `nextFence`), and a lease lost
+ * with the machine only makes its holder's token stale. Breaking a lock is durable.
+ */
+const LEASE = { durable: false } as const;
 const RenewOptionsSchema = AcquireLockSchema.pick({ ttlSeconds: true });
 
 function lockInfo(row: LockRow, workspace: string): LockInfo {
@@ -137,7 +145,8 @@ export async function acquireLock(
   const ttlMs = (options.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000;
   const session = options.session ?? null;
   const ws = await requireWorkspace(ctx.store, workspace);
-  const attempt = () => ctx.commit((tx) => tryAcquire(tx, ctx, workspace, claim, ttlMs, session));
+  const attempt = () =>
+    ctx.commit((tx) => tryAcquire(tx, ctx, workspace, claim, ttlMs, session), LEASE);
   const blockersNow = async () =>
     (await listLiveLocks(ctx.store.kysely, ws.id, ctx.clock(), claim)).filter((lock) =>
       conflicts(lock, claim),
@@ -208,7 +217,7 @@ export async function renewLock(
     await setLockExpiry(tx.kysely, current.id, now + ttlMs);
     const renewed = { ...current, expires_at: now + ttlMs };
     return { row: renewed, shortened: renewed.expires_at < Number(current.expires_at) };
-  });
+  }, LEASE);
   // Waiters sleep until the old expiry; a shorter lease must wake them sooner.
   if (shortened) waiters.notify(row.workspace_id);
   return lockInfo(row, workspace);
@@ -229,7 +238,7 @@ export async function releaseLock(
     requireHolder(ctx, row, 'release');
     await markLockReleased(tx.kysely, row.id, now, ctx.actor.name);
     return ws.id;
-  });
+  }, LEASE);
   waiters.notify(workspaceId);
 }
 

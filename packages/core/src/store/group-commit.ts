@@ -8,6 +8,7 @@ type Op = (tx: MetadataTx) => Promise<unknown>;
 
 interface Pending {
   readonly op: Op;
+  readonly durable: boolean;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -25,13 +26,28 @@ export class GroupCommitter {
    * Runs `op` inside a write transaction and resolves once that transaction has committed
    * durably. `op` must only touch the database (no network or blob I/O): the whole batch waits
    * for it. If `op` throws, its own writes are rolled back and the error is rethrown to the
-   * caller; other operations of the batch are unaffected.
+   * caller; other operations of the batch are unaffected. With `durable: false` the commit
+   * survives a process crash but not a power loss (lock leases only); such operations are
+   * batched apart from durable ones.
    */
-  run<T>(op: (tx: MetadataTx) => Promise<T>): Promise<T> {
+  run<T>(op: (tx: MetadataTx) => Promise<T>, options: { durable?: boolean } = {}): Promise<T> {
+    const durable = options.durable ?? true;
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ op, resolve: resolve as (value: unknown) => void, reject });
+      this.#queue.push({ op, durable, resolve: resolve as (value: unknown) => void, reject });
       if (!this.#draining) void this.#drain();
     });
+  }
+
+  /** Up to maxBatch queued operations of one durability class, in arrival order. */
+  #take(durable: boolean): Pending[] {
+    const taken: Pending[] = [];
+    const kept: Pending[] = [];
+    for (const pending of this.#queue) {
+      if (pending.durable === durable && taken.length < this.maxBatch) taken.push(pending);
+      else kept.push(pending);
+    }
+    this.#queue = kept;
+    return taken;
   }
 
   async #drain(): Promise<void> {
@@ -40,9 +56,13 @@ export class GroupCommitter {
       while (this.#queue.length > 0) {
         // Let callers that are ready in this turn of the event loop join the batch.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        const batch = this.#queue.splice(0, this.maxBatch);
+        const durable = this.#queue[0]?.durable ?? true;
+        const batch = this.#take(durable);
         try {
-          const results = await this.store.batch(batch.map((p) => p.op));
+          const results = await this.store.batch(
+            batch.map((p) => p.op),
+            { durable },
+          );
           results.forEach((result, i) => {
             const pending = batch[i];
             if (!pending) return;

@@ -1,5 +1,6 @@
 /** Every SQL statement about locks, in portable Kysely (SQLite now, PostgreSQL next). */
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
+import { sql } from 'kysely';
 import { ancestorsOf, descendantRange } from '../../paths.js';
 import type { Database, LocksTable } from './tables.js';
 
@@ -32,14 +33,55 @@ function overlapping(
   return eb.or(terms);
 }
 
+/** Tokens of one process lifetime sit above every token of the lifetimes before it. */
+export const FENCE_EPOCH_SPAN = 2 ** 24;
+const LOCK_EPOCH = 'lock_epoch';
+
 /**
- * Hands out the workspace's next fencing token. It lives in `workspaces.fence`, so it is strictly
- * increasing across restarts; a token from a transaction that rolls back is never seen.
+ * Starts a new lock epoch, durably: called once when the engine opens. Lease changes commit
+ * without fsync, so after a power loss the `fence` counters may have rolled back; starting the
+ * next lifetime's tokens at `epoch * FENCE_EPOCH_SPAN` keeps them above anything handed out.
+ */
+export async function startLockEpoch(db: Kysely<Database>): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('meta')
+      .select('value')
+      .where('key', '=', LOCK_EPOCH)
+      .executeTakeFirst();
+    const epoch = Number(row?.value ?? 0) + 1;
+    await trx
+      .insertInto('meta')
+      .values({ key: LOCK_EPOCH, value: String(epoch) })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(epoch) }))
+      .execute();
+    return epoch;
+  });
+}
+
+/**
+ * Hands out the workspace's next fencing token: one more than its last, and at least the base of
+ * the current lock epoch, so tokens strictly increase also across restarts and power losses; a
+ * token from a transaction that rolls back is never seen.
  */
 export async function nextFence(db: Kysely<Database>, workspaceId: string): Promise<number> {
   const row = await db
     .updateTable('workspaces')
-    .set((eb) => ({ fence: eb('fence', '+', 1) }))
+    .set((eb) => {
+      // The epoch's floor, read in the same statement: a lock grant is on the hot path.
+      const floor = eb
+        .selectFrom('meta')
+        .select(sql<number>`cast(value as integer) * ${FENCE_EPOCH_SPAN}`.as('floor'))
+        .where('key', '=', LOCK_EPOCH);
+      return {
+        fence: eb
+          .case()
+          .when(eb('fence', '<', eb.fn.coalesce(floor, sql<number>`0`)))
+          .then(eb(eb.fn.coalesce(floor, sql<number>`0`), '+', 1))
+          .else(eb('fence', '+', 1))
+          .end(),
+      };
+    })
     .where('id', '=', workspaceId)
     .returning('fence')
     .executeTakeFirstOrThrow();

@@ -334,8 +334,25 @@ export class MetadataStore extends MetadataQueries {
    * Runs independent operations in one transaction and one commit (group commit). Each runs in
    * its own savepoint, so one that throws rolls back only its own writes and reports its error;
    * the others commit. If the commit itself fails, every operation fails with that error.
+   * With `durable: false` the commit survives a process crash but not a power loss.
    */
-  async batch<T>(ops: ReadonlyArray<(tx: MetadataTx) => Promise<T>>): Promise<Settled<T>[]> {
+  async batch<T>(
+    ops: ReadonlyArray<(tx: MetadataTx) => Promise<T>>,
+    options: { durable?: boolean } = {},
+  ): Promise<Settled<T>[]> {
+    if (options.durable === false) {
+      return this.dialect.relaxed(this.db, (db) => new MetadataStore(db, this.dialect).batch(ops));
+    }
+    const [only] = ops;
+    if (ops.length === 1 && only) {
+      // Alone in its transaction, an operation needs no savepoint: its failure rolls back all.
+      try {
+        const value = await this.db.transaction().execute((trx) => only(new MetadataTx(trx)));
+        return [{ ok: true, value }];
+      } catch (error) {
+        return [{ ok: false, error }];
+      }
+    }
     return this.db.transaction().execute(async (trx: Transaction<Database>) => {
       const tx = new MetadataTx(trx);
       const results: Settled<T>[] = [];

@@ -11,6 +11,7 @@ import {
   type SqliteDatabase,
   SqliteDialect,
   SqliteDriver,
+  sql,
 } from 'kysely';
 import { SatchelError } from '../../errors.js';
 import type { SqlDialectInfo } from './dialect.js';
@@ -20,6 +21,23 @@ export const SQLITE_DIALECT: SqlDialectInfo = {
   name: 'sqlite',
   binaryType: 'blob',
   textCollation: null,
+  relaxed: (db, fn) =>
+    // One connection throughout, so the setting applies to exactly this transaction's commit.
+    db.connection().execute(async (conn) => {
+      const synchronous = (mode: 'NORMAL' | 'FULL') => {
+        const raw = RAW.get(db);
+        // The raw handle skips Kysely's per-query cost; the connection is already ours.
+        return raw
+          ? raw.pragma(`synchronous = ${mode}`)
+          : sql.raw(`pragma synchronous = ${mode}`).execute(conn);
+      };
+      await synchronous('NORMAL');
+      try {
+        return await fn(conn);
+      } finally {
+        await synchronous('FULL');
+      }
+    }),
   appendOnly: (table) =>
     (['update', 'delete'] as const).map(
       (op) =>
@@ -77,8 +95,15 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Kysely<Da
     raw.close();
     throw error;
   }
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cached(raw) }) });
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: cached(raw) }),
+  });
+  RAW.set(db, raw);
+  return db;
 }
+
+/** The better-sqlite3 handle behind each Kysely instance this module opened. */
+const RAW = new WeakMap<Kysely<Database>, BetterSqlite3.Database>();
 
 const STATEMENT_CACHE = 256;
 
