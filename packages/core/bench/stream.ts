@@ -1,0 +1,120 @@
+/** Streamed 1 GiB write: core writeFile(read stream) vs pipeline copy + fsync, in child processes. */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { StreamChildResult } from './stream-child.js';
+import {
+  type BenchConfig,
+  type Check,
+  CORE_DIR,
+  fmtRate,
+  freshDir,
+  interleave,
+  MIB,
+  median,
+  rateCheck,
+} from './util.js';
+
+const run = promisify(execFile);
+const CHILD = join(CORE_DIR, 'bench', 'stream-child.ts');
+const RSS_LIMIT_MB = 150;
+
+/** Writes `mb` MiB: one random MiB repeated (cheap, and nothing in it compresses or dedupes). */
+async function generateSource(path: string, mb: number): Promise<void> {
+  const block = randomBytes(MIB);
+  const fh = await open(path, 'w');
+  try {
+    for (let i = 0; i < mb; i++) {
+      block.writeUInt32BE(i, 0);
+      await fh.write(block, 0, MIB);
+    }
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Runs one child (`node --import tsx bench/stream-child.ts`) on a fresh directory. */
+async function child(
+  config: BenchConfig,
+  mode: 'raw' | 'core',
+  source: string,
+  round: number,
+): Promise<StreamChildResult> {
+  const dir = await freshDir(config, `stream-${mode}-${round}`);
+  try {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', CHILD, mode, source, dir], {
+      cwd: CORE_DIR,
+      maxBuffer: MIB,
+    });
+    const line = stdout.trim().split('\n').at(-1) ?? '';
+    return JSON.parse(line) as StreamChildResult;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function streamedWrite(config: BenchConfig): Promise<Check[]> {
+  const mb = config.streamMb;
+  console.log(
+    `\n[5] streamed ${mb} MiB writeFile from fs.createReadStream, ` +
+      `${config.streamRounds} rounds, each side in its own process`,
+  );
+  const source = join(await freshDir(config, 'stream-src'), 'source.bin');
+  try {
+    await generateSource(source, mb);
+    const results: Record<'raw' | 'core', StreamChildResult[]> = { raw: [], core: [] };
+    const side = (mode: 'raw' | 'core') => ({
+      label: mode,
+      run: async (round: number) => {
+        const result = await child(config, mode, source, round);
+        results[mode].push(result);
+        return result.bytes / MIB / result.seconds;
+      },
+    });
+    const [raw = [], core = []] = await interleave(config.streamRounds, [
+      side('raw'),
+      side('core'),
+    ]);
+    const throughput = rateCheck(
+      '5 streamed write',
+      'MiB/s',
+      { label: 'pipeline(createReadStream, createWriteStream) + fsync', values: raw },
+      { label: 'core writeFile(createReadStream)', values: core },
+      0.7,
+    );
+    const toMb = (kib: number): number => kib / 1024;
+    const coreRss = results.core.map((r) => toMb(r.maxRssKiB));
+    const rawRss = results.raw.map((r) => toMb(r.maxRssKiB));
+    const grown = (r: StreamChildResult): number => toMb(r.maxRssKiB - r.rssBeforeKiB);
+    const peak = Math.max(...coreRss);
+    const show = (label: string, peaks: number[], rs: StreamChildResult[]): void => {
+      const before = median(rs.map((r) => toMb(r.rssBeforeKiB)));
+      const max = Math.max(...peaks);
+      const growth = median(rs.map(grown));
+      console.log(
+        `  ${label} child maxRSS: median ${fmtRate(median(peaks))} MB, max ${fmtRate(max)} MB ` +
+          `(RSS before the copy ${fmtRate(before)} MB, growth ${fmtRate(growth)} MB)`,
+      );
+    };
+    show('raw ', rawRss, results.raw);
+    show('core', coreRss, results.core);
+    const pass = peak < RSS_LIMIT_MB;
+    console.log(
+      `  core peak RSS ${fmtRate(peak)} MB  target < ${RSS_LIMIT_MB} MB  ${pass ? 'PASS' : 'MISS'}`,
+    );
+    const rss: Check = {
+      benchmark: '5 streamed write: peak RSS',
+      subject: `${fmtRate(peak)} MB`,
+      baseline: `${fmtRate(Math.max(...rawRss))} MB`,
+      measured: `${fmtRate(peak)} MB`,
+      target: `< ${RSS_LIMIT_MB} MB`,
+      pass,
+    };
+    return [throughput, rss];
+  } finally {
+    await rm(source, { force: true });
+  }
+}
