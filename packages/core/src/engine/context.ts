@@ -54,9 +54,13 @@ export function parseOptions<S extends z.ZodType>(schema: S, value: unknown): z.
   );
 }
 
+export function workspaceNotFound(name: string): SatchelError {
+  return new SatchelError('NOT_FOUND', `workspace ${name} not found`, { workspace: name });
+}
+
 export async function requireWorkspace(q: MetadataQueries, name: string): Promise<WorkspaceRow> {
   const row = await q.findWorkspace(name);
-  if (!row) throw new SatchelError('NOT_FOUND', `workspace ${name} not found`, { workspace: name });
+  if (!row) throw workspaceNotFound(name);
   return row;
 }
 

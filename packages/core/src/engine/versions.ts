@@ -2,7 +2,7 @@
 import { SatchelError } from '../errors.js';
 import { parentOf } from '../paths.js';
 import type { FileInfo, VersionOp } from '../schemas.js';
-import type { EntryRow, MetadataTx } from '../store/metadata/metadata-store.js';
+import type { EntryRow, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
 import { type EngineContext, entryInfo } from './context.js';
 
 export interface Stamp {
@@ -40,15 +40,39 @@ export async function stamp(
   };
 }
 
+/** A stamp for a workspace row whose seq was just claimed (`MetadataTx.claimSeq`). */
+export function claimedStamp(
+  ctx: EngineContext,
+  ws: WorkspaceRow,
+  session: string | undefined,
+): Stamp {
+  return {
+    workspaceId: ws.id,
+    seq: Number(ws.seq),
+    now: ctx.clock(),
+    author: ctx.actor.name,
+    session: session ?? null,
+  };
+}
+
 /**
  * Creates missing ancestor directories of `path` (each an implicit `mkdir` version in the same
  * mutation). CONFLICT if an ancestor is a file. Relies on the invariant that every entry's parent
- * exists, so the walk stops at the first existing ancestor.
+ * exists, so the walk stops at the first existing ancestor. `parent`, when the caller already
+ * looked it up, is the parent's entry (null: it does not exist).
  */
-export async function ensureParents(tx: MetadataTx, s: Stamp, path: string): Promise<void> {
+export async function ensureParents(
+  tx: MetadataTx,
+  s: Stamp,
+  path: string,
+  parent?: EntryRow | null,
+): Promise<void> {
   const missing: string[] = [];
   for (let dir = parentOf(path); dir !== '/'; dir = parentOf(dir)) {
-    const entry = await tx.getEntry(s.workspaceId, dir);
+    const entry =
+      dir === parentOf(path) && parent !== undefined
+        ? (parent ?? undefined)
+        : await tx.getEntry(s.workspaceId, dir);
     if (entry) {
       if (entry.type !== 'directory') {
         throw new SatchelError('CONFLICT', `${dir} is a file, so ${path} cannot be created`, {

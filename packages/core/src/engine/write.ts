@@ -1,7 +1,7 @@
 /** Mutations that create file versions: write, batch write, append, mkdir, restore. */
 import { SatchelError } from '../errors.js';
 import { checkWriteLocks } from '../locks/locks.js';
-import { normalizeEntryPath, validateWorkspaceName } from '../paths.js';
+import { normalizeEntryPath, parentOf, validateWorkspaceName } from '../paths.js';
 import type { BatchFile, Content } from '../satchel.js';
 import {
   type AppendOptions,
@@ -23,10 +23,11 @@ import {
   notFound,
   parseOptions,
   requireWorkspace,
+  workspaceNotFound,
 } from './context.js';
 import { resolveVersion } from './history.js';
 import { blobRow, ingest, type StoredContent, tooLarge } from './ingest.js';
-import { ensureParents, putDirectory, putFile, stamp } from './versions.js';
+import { claimedStamp, ensureParents, putDirectory, putFile, stamp } from './versions.js';
 
 function notADirectoryTarget(path: string): SatchelError {
   return new SatchelError('CONFLICT', `${path} is a directory`, { path, reason: 'type_mismatch' });
@@ -42,13 +43,17 @@ async function commitContent(
   op: 'write' | 'append' | 'edit',
   options: WriteOptions,
 ): Promise<FileInfo> {
-  const ws = await requireWorkspace(tx, workspace);
-  const head = await tx.getEntry(ws.id, path);
+  // The hot path of every write: one statement claims the seq, one reads the file and its parent.
+  const ws = await tx.claimSeq(workspace);
+  if (!ws) throw workspaceNotFound(workspace);
+  const parent = parentOf(path);
+  const entries = await tx.getEntries(ws.id, parent === '/' ? [path] : [path, parent]);
+  const head = entries.get(path);
   if (head?.type === 'directory') throw notADirectoryTarget(path);
   checkPreconditions(path, head, options);
-  const s = await stamp(tx, ctx, ws.id, options.session);
+  const s = claimedStamp(ctx, ws, options.session);
   await checkWriteLocks(tx, ctx, ws.id, { path, tree: false }, options.lockToken, s.now);
-  await ensureParents(tx, s, path);
+  await ensureParents(tx, s, path, parent === '/' ? null : (entries.get(parent) ?? null));
   await tx.putBlob(blobRow(stored, s.now));
   return putFile(
     tx,
@@ -85,7 +90,10 @@ export async function writeFile(
   validateWorkspaceName(workspace);
   const path = normalizeEntryPath(rawPath);
   const options = parseOptions(WriteOptionsSchema, rawOptions);
-  await precheck(ctx, workspace, path, options);
+  // A stream may be large: fail before storing it if the write cannot succeed. Content already
+  // in memory costs nothing to store first; the transaction checks again either way.
+  const inMemory = typeof content === 'string' || content instanceof Uint8Array;
+  if (!inMemory) await precheck(ctx, workspace, path, options);
   const stored = await ingest(content, ctx.limits, ctx.blobs);
   return ctx.commit((tx) => commitContent(tx, ctx, workspace, path, stored, op, options));
 }

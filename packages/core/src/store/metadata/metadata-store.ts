@@ -87,6 +87,17 @@ export class MetadataQueries {
       .executeTakeFirst();
   }
 
+  /** The entries that exist among `paths`, by path. */
+  async getEntries(workspaceId: string, paths: readonly string[]): Promise<Map<string, EntryRow>> {
+    const rows = await this.db
+      .selectFrom('entries')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('path', 'in', paths)
+      .execute();
+    return new Map(rows.map((row) => [row.path, row]));
+  }
+
   /** Entries directly inside `dir`, or everything beneath it when `recursive`, in path order. */
   listEntries(
     workspaceId: string,
@@ -258,6 +269,21 @@ export class MetadataTx extends MetadataQueries {
       await this.db.deleteFrom(table).where('workspace_id', '=', workspaceId).execute();
     }
     await this.db.deleteFrom('workspaces').where('id', '=', workspaceId).execute();
+  }
+
+  /**
+   * Looks up a workspace by name and hands out its next seq in one statement (the hot path of
+   * every write); undefined if there is no such workspace. The seq is only used if the
+   * transaction commits.
+   */
+  async claimSeq(name: string): Promise<WorkspaceRow | undefined> {
+    const row = await this.db
+      .updateTable('workspaces')
+      .set((eb) => ({ seq: eb('seq', '+', 1) }))
+      .where('name', '=', name)
+      .returningAll()
+      .executeTakeFirst();
+    return row;
   }
 
   /** Hands out the workspace's next seq; it is only used if the transaction commits. */
