@@ -7,7 +7,7 @@ import type { Satchel, SatchelEngine } from '../satchel.js';
 import { readAll } from '../test-support/temp.js';
 
 type Outcome = 'ok' | 'FORBIDDEN' | 'NOT_FOUND' | 'UNAUTHENTICATED';
-type Level = 'read' | 'write' | 'owner-read' | 'owner' | 'admin';
+type Level = 'any' | 'read' | 'write' | 'owner-read' | 'owner' | 'admin';
 
 interface Op {
   readonly name: string;
@@ -92,6 +92,25 @@ const OPS: Op[] = [
   },
   { name: 'setMember', level: 'owner', run: (s) => s.setMember('ws', 'helper', 'viewer') },
   { name: 'offerTransfer', level: 'owner', run: (s) => s.offerTransfer('ws') },
+  { name: 'listTransfers', level: 'owner', run: (s) => s.listTransfers('ws') },
+  {
+    name: 'breakLock',
+    level: 'owner',
+    run: (s, t) => s.breakLock('ws', fixtureLocks.get(t) ?? ''),
+  },
+  {
+    name: 'deleteWorkspace',
+    level: 'owner',
+    run: (s, t) => s.deleteWorkspace(`del-${t}`),
+  },
+  { name: 'listWorkspaces', level: 'any', run: (s) => s.listWorkspaces() },
+  { name: 'whoami', level: 'any', run: (s) => s.whoami() },
+  { name: 'listKeys', level: 'any', run: (s) => s.listKeys() },
+  {
+    name: 'exportAudit',
+    level: 'admin',
+    run: async (s) => s.exportAudit()[Symbol.asyncIterator]().next(),
+  },
   { name: 'createPrincipal', level: 'admin', run: (s, t) => s.createPrincipal({ name: `p-${t}` }) },
   { name: 'listPrincipals', level: 'admin', run: (s) => s.listPrincipals() },
   { name: 'fsck', level: 'admin', run: (s) => s.fsck() },
@@ -107,13 +126,16 @@ interface Subject {
 const role =
   (granted: Level[]) =>
   (level: Level): Outcome =>
-    granted.includes(level) ? 'ok' : 'FORBIDDEN';
+    level === 'any' || granted.includes(level) ? 'ok' : 'FORBIDDEN';
 
 const SUBJECTS: Subject[] = [
   { name: 'owner', expect: role(['read', 'write', 'owner-read', 'owner']) },
   { name: 'editor', expect: role(['read', 'write']) },
   { name: 'viewer', expect: role(['read']) },
-  { name: 'stranger', expect: (level) => (level === 'admin' ? 'FORBIDDEN' : 'NOT_FOUND') },
+  {
+    name: 'stranger',
+    expect: (level) => (level === 'any' ? 'ok' : level === 'admin' ? 'FORBIDDEN' : 'NOT_FOUND'),
+  },
   {
     name: 'read-only',
     expect: role(['read', 'owner-read']),
@@ -121,13 +143,23 @@ const SUBJECTS: Subject[] = [
   {
     name: 'path-scoped',
     expect: (level, inside) =>
-      level === 'read' || (level === 'write' && inside) ? 'ok' : 'FORBIDDEN',
+      level === 'any' || level === 'read' || (level === 'write' && inside) ? 'ok' : 'FORBIDDEN',
   },
 ];
 
 let engine: SatchelEngine;
 const keys = new Map<string, string>();
 const firstVersions = new Map<string, number>();
+const fixtureLocks = new Map<string, string>();
+/** Each subject's principal and role in "ws", mirrored in the per-attempt workspaces. */
+const MEMBERSHIP: Record<string, [string, 'owner' | 'editor' | 'viewer'] | null> = {
+  owner: ['owner', 'owner'],
+  editor: ['editor', 'editor'],
+  viewer: ['viewer', 'viewer'],
+  stranger: null,
+  'read-only': ['owner', 'owner'],
+  'path-scoped': ['editor', 'editor'],
+};
 let now = Date.parse('2026-12-01T00:00:00Z');
 
 async function outcome(promise: Promise<unknown>): Promise<Outcome | string> {
@@ -140,7 +172,11 @@ async function outcome(promise: Promise<unknown>): Promise<Outcome | string> {
 }
 
 /** Files the write operations of one attempt need, created by the admin. */
-async function fixtures(tag: string): Promise<void> {
+async function fixtures(tag: string, subject: string): Promise<void> {
+  fixtureLocks.set(tag, (await engine.acquireLock('ws', { path: `/locked/${tag}` })).id);
+  await engine.createWorkspace(`del-${tag}`);
+  const membership = MEMBERSHIP[subject];
+  if (membership) await engine.setMember(`del-${tag}`, membership[0], membership[1]);
   for (const d of ['/notes', '/agent-output']) {
     await engine.writeFile('ws', `${d}/victim-${tag}`, 'v');
     const first = await engine.writeFile('ws', `${d}/edit-${tag}`, 'e');
@@ -207,7 +243,7 @@ describe('authorisation matrix', () => {
       for (const op of OPS) {
         for (const inside of subject.name === 'path-scoped' ? [true, false] : [false]) {
           const tag = `${subject.name}-${attempt++}`;
-          await fixtures(tag);
+          await fixtures(tag, subject.name);
           const before = await engine.getWorkspace('ws');
           const got = await outcome(op.run(satchel, tag, inside));
           const want = subject.expect(op.level, inside);
@@ -233,7 +269,10 @@ describe('authorisation matrix', () => {
     expect([hidden, missing]).toEqual(['NOT_FOUND', 'NOT_FOUND']);
     expect((await stranger.listWorkspaces()).items).toEqual([]);
     const viewer = engine.as(await engine.authenticate(keys.get('viewer') ?? ''));
-    expect((await viewer.listWorkspaces()).items.map((w) => w.name)).toEqual(['ws']);
+    // The viewer sees "ws" (and the per-attempt workspaces it was made a member of), never others'.
+    const seen = (await viewer.listWorkspaces({ limit: 1000 })).items.map((w) => w.name);
+    expect(seen).toContain('ws');
+    expect(seen.every((name) => name === 'ws' || name.startsWith('del-viewer-'))).toBe(true);
   });
 
   it('refused calls land in the audit log as refusals', async () => {
