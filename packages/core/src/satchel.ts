@@ -16,6 +16,7 @@ import type {
   AuditVerificationOut,
   ByteRange,
   CallOptions,
+  ChangesPage,
   CopyOptions,
   CreatedKey,
   CreateKey,
@@ -28,6 +29,7 @@ import type {
   FileInfo,
   FsckReport,
   KeyInfo,
+  ListChangesOptions,
   ListOptions,
   ListPage,
   Lock,
@@ -131,6 +133,12 @@ export interface Satchel {
   diff(workspace: string, path: string, options?: DiffOptions): Promise<DiffResult>;
   /** Makes the content of version `seq` the head again, as a new version. */
   restore(workspace: string, path: string, seq: number, options?: WriteOptions): Promise<FileInfo>;
+
+  /**
+   * The workspace's changes after a seq, oldest first, bounded and never splitting one change;
+   * `waitSeconds` long-polls for the next one. Pass `cursor` back as `after` to continue.
+   */
+  listChanges(workspace: string, options?: ListChangesOptions): Promise<ChangesPage>;
 
   /** Locks a file or subtree; the returned token fences writes (pass it as `lockToken`). */
   acquireLock(workspace: string, options: AcquireLock): Promise<Lock>;

@@ -37,6 +37,7 @@ import type * as S from '../schemas.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type { MetadataStore, MetadataTx } from '../store/metadata/metadata-store.js';
+import { type ChangeNotifier, listChanges } from './changes.js';
 import type { EngineContext, EngineLimits } from './context.js';
 import { requireWorkspace } from './context.js';
 import { editFile } from './edit.js';
@@ -54,6 +55,7 @@ export interface EngineServices {
   readonly committer: GroupCommitter;
   readonly audit: AuditLog;
   readonly waiters: LockWaiters;
+  readonly changes: ChangeNotifier;
   readonly clock: () => number;
   readonly limits: EngineLimits;
   readonly close: () => Promise<void>;
@@ -86,11 +88,15 @@ function auditPath(path: unknown): string | null {
   }
 }
 
+/** The seq a mutation's result names (the newest, for a batch), or null. */
 function seqOf(result: unknown): number | null {
-  const seq = (result as { seq?: unknown; info?: { seq?: unknown } } | null)?.seq;
-  if (typeof seq === 'number') return seq;
-  const inner = (result as { info?: { seq?: unknown } } | null)?.info?.seq;
-  return typeof inner === 'number' ? inner : null;
+  if (Array.isArray(result)) {
+    const seqs = result.map(seqOf).filter((seq): seq is number => seq !== null);
+    return seqs.length > 0 ? Math.max(...seqs) : null;
+  }
+  const value = result as { seq?: unknown; info?: { seq?: unknown } } | null;
+  if (typeof value?.seq === 'number') return value.seq;
+  return typeof value?.info?.seq === 'number' ? value.info.seq : null;
 }
 
 export class LocalSatchel implements SatchelEngine {
@@ -140,6 +146,9 @@ export class LocalSatchel implements SatchelEngine {
         }, options);
         if (result !== null) {
           audited.done = true;
+          if (call.workspace !== null && seqOf(result) !== null) {
+            this.services.changes.notify(call.workspace);
+          }
           // Not awaited: the checkpoint trails the log by at most a few entries after a crash,
           // and a write should not pay for a second file sync.
           void audit.checkpoint();
@@ -331,6 +340,13 @@ export class LocalSatchel implements SatchelEngine {
     const call = this.#call('restore', ws, path, options);
     return this.#run(call, this.#in(ws, 'file.write', [path]), (ctx) =>
       restore(ctx, ws, path, seq, options),
+    );
+  }
+
+  listChanges(ws: string, options?: S.ListChangesOptions): Promise<S.ChangesPage> {
+    const call = this.#call('listChanges', ws, options?.path ?? null, options);
+    return this.#run(call, this.#in(ws, 'file.read'), (ctx) =>
+      listChanges(ctx, this.services.changes, ws, options),
     );
   }
 

@@ -16,6 +16,7 @@ import { MemoryBlobStore } from '../store/memory-blob-store.js';
 import { startLockEpoch } from '../store/metadata/lock-queries.js';
 import { MetadataStore } from '../store/metadata/metadata-store.js';
 import { openSqlite, SQLITE_DIALECT } from '../store/metadata/sqlite.js';
+import { ChangeNotifier } from './changes.js';
 import type { EngineLimits } from './context.js';
 import { type EngineServices, LocalSatchel } from './local-satchel.js';
 
@@ -79,6 +80,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     ...(options.auditFlushMs === undefined ? {} : { flushDelayMs: options.auditFlushMs }),
   });
   const waiters = new LockWaiters({ clock });
+  const changes = new ChangeNotifier();
   let closed = false;
   const services: EngineServices = {
     store,
@@ -86,12 +88,14 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     committer,
     audit,
     waiters,
+    changes,
     clock,
     limits,
     close: async () => {
       if (closed) return;
       closed = true;
       waiters.close();
+      changes.close();
       await audit.close();
       await store.close();
     },

@@ -243,3 +243,44 @@ export const FsckReportSchema = z.object({
   truncated: z.boolean().describe('true when a list above was cut at 1000 entries'),
 });
 export type FsckReport = z.infer<typeof FsckReportSchema>;
+
+export const ChangeEventSchema = z.object({
+  seq: SeqSchema.describe(
+    'the mutation; several events share it when one change touched many paths',
+  ),
+  type: VersionOpSchema,
+  path: z.string(),
+  version: SeqSchema.describe('the version this event created at `path` (equal to seq)'),
+  deleted: z.boolean(),
+  kind: EntryTypeSchema,
+  size: z.number().int().nonnegative(),
+  hash: z.string().nullable(),
+  actor: z.string(),
+  session: z.string().nullable(),
+  time: z.string().describe('ISO 8601'),
+  origin: z.object({ path: z.string(), seq: SeqSchema }).nullable(),
+});
+export type ChangeEvent = z.infer<typeof ChangeEventSchema>;
+
+export const ListChangesOptionsSchema = CallOptionsSchema.extend({
+  after: SeqSchema.optional().describe(
+    'return changes with a seq above this (default 0: from the start)',
+  ),
+  limit: LimitSchema.optional().describe(
+    'maximum events (default 100); a change is never split across pages',
+  ),
+  waitSeconds: z
+    .number()
+    .min(0)
+    .max(60)
+    .optional()
+    .describe('when nothing is newer, wait up to this long for a change (long poll)'),
+  path: z.string().optional().describe('only changes at or beneath this path'),
+});
+export type ListChangesOptions = z.infer<typeof ListChangesOptionsSchema>;
+
+export const ChangesPageSchema = z.object({
+  events: z.array(ChangeEventSchema),
+  cursor: SeqSchema.describe('pass as `after` to continue; the seq of the last event, or `after`'),
+});
+export type ChangesPage = z.infer<typeof ChangesPageSchema>;

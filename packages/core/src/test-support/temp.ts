@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { type OpenSatchelOptions, openSatchel } from '../engine/open.js';
-import type { Satchel } from '../satchel.js';
+import type { Satchel, SatchelEngine } from '../satchel.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -22,7 +22,7 @@ export async function tempDir(prefix = 'satchel-test-'): Promise<string> {
 /** An engine on a fresh data directory with workspace "ws", closed after the test. */
 export async function openTemp(
   options: Partial<OpenSatchelOptions> = {},
-): Promise<{ satchel: Satchel; data: string }> {
+): Promise<{ satchel: SatchelEngine; data: string }> {
   const data = join(await tempDir(), 'data');
   const satchel = await openSatchel({ data, ...options });
   cleanups.push(() => satchel.close());

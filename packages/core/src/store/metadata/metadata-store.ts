@@ -167,6 +167,33 @@ export class MetadataQueries {
     return q.execute();
   }
 
+  /**
+   * Versions written after seq `after`, in (seq, path) order — the change feed; with `dir`, only
+   * those at or beneath it. `atSeq` returns exactly the versions of one mutation instead.
+   */
+  listChanges(
+    workspaceId: string,
+    options: { after?: number; atSeq?: number; limit?: number; dir?: string },
+  ): Promise<VersionRow[]> {
+    let q = this.db
+      .selectFrom('versions')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('seq')
+      .orderBy('path');
+    if (options.atSeq !== undefined) q = q.where('seq', '=', options.atSeq);
+    if (options.after !== undefined) q = q.where('seq', '>', options.after);
+    if (options.limit !== undefined) q = q.limit(options.limit);
+    const dir = options.dir;
+    if (dir !== undefined && dir !== '/') {
+      const { lo, hi } = descendantRange(dir);
+      q = q.where((eb) =>
+        eb.or([eb('path', '=', dir), eb.and([eb('path', '>=', lo), eb('path', '<', hi)])]),
+      );
+    }
+    return q.execute();
+  }
+
   getBlob(hash: string): Promise<BlobRow | undefined> {
     return this.db.selectFrom('blobs').selectAll().where('hash', '=', hash).executeTakeFirst();
   }
