@@ -152,6 +152,56 @@ describe('FsBlobStore on disk', () => {
     expect(listed).toEqual([ref.hash]);
   });
 
+  describe('put with big pieces (written straight from the source, overlapping the hashing)', () => {
+    const MIB = 1024 * 1024;
+    /** Piece sizes around the 1 MiB write size: straight writes, copies, and mixes of both. */
+    const sizes = [3 * MIB + 5, 100, 2 * MIB, MIB - 105, 5 * MIB + 7, 1, MIB, 64 * 1024];
+    const total = sizes.reduce((a, b) => a + b, 0);
+
+    function content(): Buffer {
+      const data = Buffer.allocUnsafe(total);
+      for (let i = 0; i < total; i += 4) data.writeUInt32BE(i >>> 2, i);
+      return data;
+    }
+
+    /** Yields `sizes` pieces of `data` from one buffer that it overwrites after each piece. */
+    async function* reusing(data: Buffer, fail?: Error): AsyncGenerator<Uint8Array> {
+      const buffer = Buffer.alloc(Math.max(...sizes));
+      let offset = 0;
+      for (const size of sizes) {
+        const piece = buffer.subarray(0, size);
+        data.copy(piece, 0, offset, offset + size);
+        offset += size;
+        yield piece;
+        buffer.fill(0xee);
+        if (fail && offset > 6 * MIB) throw fail;
+      }
+    }
+
+    it('stores exactly the bytes of a source that reuses its buffer', async () => {
+      const store = await FsBlobStore.open(root);
+      const data = content();
+      const ref = await store.put(reusing(data));
+      expect(ref.hash).toBe(createHash('sha256').update(data).digest('hex'));
+      expect(ref.size).toBe(total);
+      expect(await readFile(contentPath(root, ref.hash))).toEqual(data);
+      expect(await collect(store.get(ref))).toEqual(data);
+      expect(await readdir(join(root, 'tmp'))).toEqual([]);
+    });
+
+    it('leaves nothing behind when the source fails or the content is too large', async () => {
+      const store = await FsBlobStore.open(root);
+      const data = content();
+      await expect(store.put(reusing(data, new Error('source broke')))).rejects.toThrow(
+        'source broke',
+      );
+      const tooLarge = await store.put(reusing(data), { maxBytes: 7 * MIB }).catch((e) => e);
+      expect(isSatchelError(tooLarge, 'TOO_LARGE')).toBe(true);
+      expect(await readdir(join(root, 'tmp'))).toEqual([]);
+      expect(await readdir(root)).toEqual(['tmp']);
+    });
+  });
+
   it('streams a 50 MB put in flat memory', async () => {
     const store = await FsBlobStore.open(root);
     const pieceSize = 64 * 1024;

@@ -3,22 +3,20 @@
  * each dialect (SQLite now, PostgreSQL next). Reads run on the store; writes run on the
  * `MetadataTx` handed to `transaction` or `batch`, so they commit together or not at all.
  */
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import { descendantRange } from '../../paths.js';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
+import {
+  type BlobRow,
+  type EntryRow,
+  MetadataQueries,
+  type VersionRow,
+  type WorkspaceRow,
+} from './metadata-queries.js';
 import { migrateToLatest } from './migrations.js';
-import type {
-  BlobsTable,
-  Database,
-  EntriesTable,
-  VersionsTable,
-  WorkspacesTable,
-} from './tables.js';
+import type { Database } from './tables.js';
 
-export type WorkspaceRow = Selectable<WorkspacesTable>;
-export type EntryRow = Selectable<EntriesTable>;
-export type VersionRow = Selectable<VersionsTable>;
-export type BlobRow = Selectable<BlobsTable>;
+export type { BlobRow, EntryRow, VersionRow, WorkspaceRow } from './metadata-queries.js';
+export { MetadataQueries } from './metadata-queries.js';
 
 /** Version of the on-disk format described in docs/storage.md. */
 export const STORAGE_FORMAT = '1';
@@ -27,235 +25,6 @@ const FENCE_FLOOR = 'fence_floor';
 
 /** Outcome of one operation of a batch: its value, or the error that rolled back its changes. */
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
-/** Queries usable both outside and inside a transaction. */
-export class MetadataQueries {
-  constructor(protected readonly db: Kysely<Database>) {}
-
-  /**
-   * The query builder, for the domain query modules beside this file (`lock-queries.ts`,
-   * `audit-queries.ts`, `access-queries.ts`); code outside `store/metadata` does not use it.
-   */
-  get kysely(): Kysely<Database> {
-    return this.db;
-  }
-
-  findWorkspace(name: string): Promise<WorkspaceRow | undefined> {
-    return this.db.selectFrom('workspaces').selectAll().where('name', '=', name).executeTakeFirst();
-  }
-
-  listWorkspaces(afterName: string | null, limit: number): Promise<WorkspaceRow[]> {
-    let q = this.db.selectFrom('workspaces').selectAll().orderBy('name').limit(limit);
-    if (afterName !== null) q = q.where('name', '>', afterName);
-    return q.execute();
-  }
-
-  async workspaceStats(
-    workspaceId: string,
-  ): Promise<{ files: number; directories: number; bytes: number; versions: number }> {
-    const entries = await this.db
-      .selectFrom('entries')
-      .select((eb) => [
-        'type',
-        eb.fn.countAll<number>().as('count'),
-        eb.fn.coalesce(eb.fn.sum<number>('size'), sql<number>`0`).as('bytes'),
-      ])
-      .where('workspace_id', '=', workspaceId)
-      .groupBy('type')
-      .execute();
-    const versions = await this.db
-      .selectFrom('versions')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirstOrThrow();
-    const files = entries.find((e) => e.type === 'file');
-    const dirs = entries.find((e) => e.type === 'directory');
-    return {
-      files: Number(files?.count ?? 0),
-      directories: Number(dirs?.count ?? 0),
-      bytes: Number(files?.bytes ?? 0),
-      versions: Number(versions.count),
-    };
-  }
-
-  getEntry(workspaceId: string, path: string): Promise<EntryRow | undefined> {
-    return this.db
-      .selectFrom('entries')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('path', '=', path)
-      .executeTakeFirst();
-  }
-
-  /** The entries that exist among `paths`, by path. */
-  async getEntries(workspaceId: string, paths: readonly string[]): Promise<Map<string, EntryRow>> {
-    const rows = await this.db
-      .selectFrom('entries')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('path', 'in', paths)
-      .execute();
-    return new Map(rows.map((row) => [row.path, row]));
-  }
-
-  /** Entries directly inside `dir`, or everything beneath it when `recursive`, in path order. */
-  listEntries(
-    workspaceId: string,
-    dir: string,
-    recursive: boolean,
-    afterPath: string | null,
-    limit: number,
-  ): Promise<EntryRow[]> {
-    let q = this.db
-      .selectFrom('entries')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('path')
-      .limit(limit);
-    if (recursive) {
-      const { lo, hi } = descendantRange(dir);
-      q = q.where('path', '>=', lo).where('path', '<', hi);
-    } else {
-      q = q.where('parent', '=', dir);
-    }
-    if (afterPath !== null) q = q.where('path', '>', afterPath);
-    return q.execute();
-  }
-
-  async countEntries(workspaceId: string, dir: string, recursive: boolean): Promise<number> {
-    let q = this.db
-      .selectFrom('entries')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('workspace_id', '=', workspaceId);
-    if (recursive) {
-      const { lo, hi } = descendantRange(dir);
-      q = q.where('path', '>=', lo).where('path', '<', hi);
-    } else {
-      q = q.where('parent', '=', dir);
-    }
-    const row = await q.executeTakeFirstOrThrow();
-    return Number(row.count);
-  }
-
-  /** The newest version of `path` (a tombstone if it was deleted last), or one at `seq`. */
-  getVersion(workspaceId: string, path: string, seq?: number): Promise<VersionRow | undefined> {
-    let q = this.db
-      .selectFrom('versions')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('path', '=', path);
-    q = seq === undefined ? q.orderBy('seq', 'desc').limit(1) : q.where('seq', '=', seq);
-    return q.executeTakeFirst();
-  }
-
-  /** Versions of `path`, newest first (or oldest first), with seq below `beforeSeq` when given. */
-  listVersions(
-    workspaceId: string,
-    path: string,
-    beforeSeq: number | null,
-    limit: number,
-    order: 'asc' | 'desc' = 'desc',
-  ): Promise<VersionRow[]> {
-    let q = this.db
-      .selectFrom('versions')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('path', '=', path)
-      .orderBy('seq', order)
-      .limit(limit);
-    if (beforeSeq !== null) q = q.where('seq', '<', beforeSeq);
-    return q.execute();
-  }
-
-  /**
-   * Versions written after seq `after`, in (seq, path) order — the change feed; with `dir`, only
-   * those at or beneath it. `atSeq` returns exactly the versions of one mutation instead.
-   */
-  listChanges(
-    workspaceId: string,
-    options: { after?: number; atSeq?: number; limit?: number; dir?: string },
-  ): Promise<VersionRow[]> {
-    let q = this.db
-      .selectFrom('versions')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('seq')
-      .orderBy('path');
-    if (options.atSeq !== undefined) q = q.where('seq', '=', options.atSeq);
-    if (options.after !== undefined) q = q.where('seq', '>', options.after);
-    if (options.limit !== undefined) q = q.limit(options.limit);
-    const dir = options.dir;
-    if (dir !== undefined && dir !== '/') {
-      const { lo, hi } = descendantRange(dir);
-      q = q.where((eb) =>
-        eb.or([eb('path', '=', dir), eb.and([eb('path', '>=', lo), eb('path', '<', hi)])]),
-      );
-    }
-    return q.execute();
-  }
-
-  getBlob(hash: string): Promise<BlobRow | undefined> {
-    return this.db.selectFrom('blobs').selectAll().where('hash', '=', hash).executeTakeFirst();
-  }
-
-  /** Blob rows in hash order, without inline data (for fsck). */
-  listBlobs(afterHash: string | null, limit: number): Promise<Omit<BlobRow, 'data'>[]> {
-    let q = this.db
-      .selectFrom('blobs')
-      .select(['hash', 'size', 'location', 'chunk_size', 'chunks', 'created_at'])
-      .orderBy('hash')
-      .limit(limit);
-    if (afterHash !== null) q = q.where('hash', '>', afterHash);
-    return q.execute();
-  }
-
-  /** Inline data of a blob, for fsck's re-hash. */
-  async getInlineData(hash: string): Promise<Uint8Array | null> {
-    const row = await this.db
-      .selectFrom('blobs')
-      .select('data')
-      .where('hash', '=', hash)
-      .executeTakeFirst();
-    return row?.data ?? null;
-  }
-
-  /** Whether any version refers to `hash`. */
-  async isReferenced(hash: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('versions')
-      .select('seq')
-      .where('hash', '=', hash)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
-  /** Versions that name a blob the registry lacks (the foreign key forbids it; fsck checks anyway). */
-  versionsWithoutBlob(
-    limit: number,
-  ): Promise<Pick<VersionRow, 'workspace_id' | 'path' | 'seq' | 'hash'>[]> {
-    return this.db
-      .selectFrom('versions')
-      .leftJoin('blobs', 'blobs.hash', 'versions.hash')
-      .select(['versions.workspace_id', 'versions.path', 'versions.seq', 'versions.hash'])
-      .where('versions.hash', 'is not', null)
-      .where('blobs.hash', 'is', null)
-      .limit(limit)
-      .execute();
-  }
-
-  async countVersions(): Promise<number> {
-    const row = await this.db
-      .selectFrom('versions')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .executeTakeFirstOrThrow();
-    return Number(row.count);
-  }
-
-  workspaceNames(): Promise<Pick<WorkspaceRow, 'id' | 'name'>[]> {
-    return this.db.selectFrom('workspaces').select(['id', 'name']).execute();
-  }
-}
 
 /** Writes; only ever handed out inside a transaction. */
 export class MetadataTx extends MetadataQueries {

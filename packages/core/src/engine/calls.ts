@@ -1,0 +1,183 @@
+/**
+ * How every call of the local engine runs: validate names, authorise (the one `authorize`
+ * function), run the operation, and audit the call — inside the mutation's own transaction for
+ * changes, group-committed within 100 ms for reads and refusals (DESIGN.md, Audit log).
+ */
+import type { AuditInput, AuditLog } from '../audit/audit-log.js';
+import type { Actor } from '../auth/actor.js';
+import {
+  authorize,
+  authorizeGlobal,
+  type GlobalAction,
+  type WorkspaceAction,
+} from '../auth/authorize.js';
+import { isSatchelError } from '../errors.js';
+import type { LockWaiters } from '../locks/locks.js';
+import { normalizePath, validateWorkspaceName } from '../paths.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { GroupCommitter } from '../store/group-commit.js';
+import type { MetadataStore, MetadataTx } from '../store/metadata/metadata-store.js';
+import type { ChangeNotifier } from './changes.js';
+import type { EngineContext, EngineLimits } from './context.js';
+import { requireWorkspace } from './context.js';
+
+/** Everything the engine shares across actors. */
+export interface EngineServices {
+  readonly store: MetadataStore;
+  readonly blobs: BlobStore;
+  readonly committer: GroupCommitter;
+  readonly audit: AuditLog;
+  readonly waiters: LockWaiters;
+  readonly changes: ChangeNotifier;
+  readonly clock: () => number;
+  readonly limits: EngineLimits;
+  readonly close: () => Promise<void>;
+}
+
+interface Call {
+  /** Method name, recorded as the audit entry's action. */
+  readonly action: string;
+  readonly workspace: string | null;
+  readonly path: string | null;
+  readonly session: string | null;
+}
+
+type Check = (ctx: EngineContext) => Promise<void>;
+
+const REFUSALS = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'LOCKED', 'RATE_LIMITED']);
+
+function sessionOf(options: unknown): string | null {
+  const session = (options as { session?: unknown } | undefined)?.session;
+  return typeof session === 'string' ? session.slice(0, 200) : null;
+}
+
+/** Path as recorded in the audit log: canonical when valid, else the raw input, bounded. */
+function auditPath(path: unknown): string | null {
+  if (typeof path !== 'string') return null;
+  try {
+    return normalizePath(path);
+  } catch {
+    return path.slice(0, 300);
+  }
+}
+
+/** The seq a mutation's result names (the newest, for a batch), or null. */
+function seqOf(result: unknown): number | null {
+  if (Array.isArray(result)) {
+    const seqs = result.map(seqOf).filter((seq): seq is number => seq !== null);
+    return seqs.length > 0 ? Math.max(...seqs) : null;
+  }
+  const value = result as { seq?: unknown; info?: { seq?: unknown } } | null;
+  if (typeof value?.seq === 'number') return value.seq;
+  return typeof value?.info?.seq === 'number' ? value.info.seq : null;
+}
+
+/** The call machinery shared by the engine's method groups (file-calls.ts, local-satchel.ts). */
+export abstract class AuditedCalls {
+  constructor(
+    protected readonly services: EngineServices,
+    protected readonly actor: Actor,
+  ) {}
+
+  /** A context whose commits carry this call's audit entry in the same transaction. */
+  protected context(call: Call, audited: { done: boolean }): EngineContext {
+    const { store, blobs, committer, audit, clock, limits } = this.services;
+    const entry = (seq: number | null): AuditInput => ({
+      time: clock(),
+      actor: this.actor.name,
+      session: call.session,
+      action: call.action,
+      workspace: call.workspace,
+      path: call.path,
+      seq,
+      outcome: 'ok',
+      code: null,
+    });
+    return {
+      store,
+      blobs,
+      clock,
+      limits,
+      actor: this.actor,
+      commit: async <T>(
+        op: (tx: MetadataTx) => Promise<T>,
+        options?: { durable?: boolean },
+      ): Promise<T> => {
+        const result = await committer.run(async (tx) => {
+          const value = await op(tx);
+          // An operation that declines (null) commits nothing worth an entry.
+          if (value !== null) await audit.appendInTx(tx, entry(seqOf(value)));
+          return value;
+        }, options);
+        if (result !== null) {
+          audited.done = true;
+          if (call.workspace !== null && seqOf(result) !== null) {
+            this.services.changes.notify(call.workspace);
+          }
+          // Not awaited: the checkpoint trails the log by at most a few entries after a crash,
+          // and a write should not pay for a second file sync.
+          void audit.checkpoint();
+        }
+        return result;
+      },
+    };
+  }
+
+  protected async run<T>(
+    call: Call,
+    check: Check,
+    fn: (ctx: EngineContext) => Promise<T>,
+  ): Promise<T> {
+    const audited = { done: false };
+    const ctx = this.context(call, audited);
+    const record = (outcome: AuditInput['outcome'], code: string | null) =>
+      void this.services.audit.record({
+        time: this.services.clock(),
+        actor: this.actor.name,
+        session: call.session,
+        action: call.action,
+        workspace: call.workspace,
+        path: call.path,
+        seq: null,
+        outcome,
+        code,
+      });
+    try {
+      await check(ctx);
+      const result = await fn(ctx);
+      if (!audited.done) record('ok', null);
+      return result;
+    } catch (error) {
+      const code = isSatchelError(error) ? error.code : 'INTERNAL';
+      record(REFUSALS.has(code) ? 'refused' : 'error', code);
+      throw error;
+    }
+  }
+
+  /** Authorises `action` in `workspace`, for changes beneath `paths`. */
+  protected within(
+    workspace: string,
+    action: WorkspaceAction,
+    paths: readonly unknown[] = [],
+  ): Check {
+    return async (ctx) => {
+      validateWorkspaceName(workspace);
+      const ws = await requireWorkspace(ctx.store, workspace);
+      await authorize(
+        ctx.store,
+        this.actor,
+        action,
+        ws,
+        paths.map((p) => normalizePath(p)),
+      );
+    };
+  }
+
+  protected global(action: GlobalAction): Check {
+    return async () => authorizeGlobal(this.actor, action);
+  }
+
+  protected call(action: string, workspace: string | null, path: unknown, options?: unknown): Call {
+    return { action, workspace, path: auditPath(path), session: sessionOf(options) };
+  }
+}
