@@ -1,6 +1,7 @@
 /**
  * What every command gets: the streams, the environment, global options and a lazily opened
- * engine, acting as the data directory's admin or, with `--as KEY`, as that key's principal.
+ * Satchel: the engine on the data directory, acting as its admin or, with `--as KEY`, as that
+ * key's principal; or, with SATCHEL_URL, a RemoteSatchel acting as SATCHEL_TOKEN's principal.
  */
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
@@ -9,6 +10,7 @@ import {
   ADMIN_KEY_FILE,
   type CallOptions,
   openSatchel,
+  RemoteSatchel,
   type Satchel,
   type SatchelEngine,
 } from '@satchel/core';
@@ -26,6 +28,12 @@ export interface Io {
   readonly cwd: string;
   /** True when stdout is a terminal (colour is used only then). */
   readonly isTTY: boolean;
+  /**
+   * Resolves with the signal's name when the process is asked to stop (SIGINT, SIGTERM). Only
+   * long-running commands (`serve`) call it, so every other command keeps the signals' default
+   * behaviour; absent where nothing can stop the run.
+   */
+  readonly untilStopped?: () => Promise<string>;
 }
 
 /** Options every command accepts (declared on the root program). */
@@ -94,6 +102,7 @@ export class Context {
   /** Set by commands that succeed but report a finding (fsck). */
   exitCode = 0;
   #engine: Promise<SatchelEngine> | null = null;
+  #remote: RemoteSatchel | null = null;
   #adminKeyTold = false;
 
   constructor(readonly io: Io) {
@@ -113,6 +122,24 @@ export class Context {
   }
 
   /**
+   * The client of the server at `url`, made once, acting as SATCHEL_TOKEN's principal;
+   * INVALID_INPUT (exit 2) when SATCHEL_TOKEN is not set.
+   */
+  remote(url: string): RemoteSatchel {
+    if (this.#remote === null) {
+      const token = this.env.token;
+      if (token === undefined) {
+        throw usageError(
+          'SATCHEL_URL is set but SATCHEL_TOKEN is not',
+          'set SATCHEL_TOKEN to an API key of that server (an admin makes one with `satchel keys create`)',
+        );
+      }
+      this.#remote = new RemoteSatchel({ url, token });
+    }
+    return this.#remote;
+  }
+
+  /**
    * The admin key if this run created it (first start), the first time it is asked for, else
    * null: whoever asks first (`status`, or the note of any other command) tells it, once.
    */
@@ -123,6 +150,8 @@ export class Context {
   }
 
   async close(): Promise<void> {
+    await this.#remote?.close();
+    this.#remote = null;
     const engine = this.#engine;
     this.#engine = null;
     if (!engine) return;
@@ -155,6 +184,14 @@ export class Invocation {
     this.ctx.exitCode = code;
   }
 
+  /**
+   * The server this run talks to: SATCHEL_URL, unless `--data` names a data directory on the
+   * command line; null when the run works on a data directory.
+   */
+  serverUrl(): string | null {
+    return this.globals.data === undefined ? (this.ctx.env.url ?? null) : null;
+  }
+
   /** Absolute data directory: `--data`, else SATCHEL_DATA, else `./.satchel`, from the cwd. */
   dataDir(): string {
     return resolve(this.ctx.io.cwd, this.globals.data ?? this.ctx.env.data);
@@ -170,17 +207,33 @@ export class Invocation {
     return join(this.dataDir(), ADMIN_KEY_FILE);
   }
 
-  /** The admin key, when this run created it and nobody has shown it yet (see `status`). */
+  /**
+   * The admin key, when this run created it and nobody has shown it yet (see `status`); always
+   * null with a server, whose admin key is its own business.
+   */
   async takeCreatedAdminKey(): Promise<string | null> {
+    if (this.serverUrl() !== null) return null;
     return this.ctx.takeCreatedAdminKey(await this.engine());
   }
 
   /**
    * The engine acting as whoever runs the command: the admin, or with `--as KEY` the key's
    * principal (UNAUTHENTICATED, exit 5, if the key is unknown, revoked or expired). On a first
-   * start the admin key was just created; a note on stderr says where it is.
+   * start the admin key was just created; a note on stderr says where it is. With a server
+   * (`serverUrl()`), the RemoteSatchel acting as SATCHEL_TOKEN's principal; `--as` is then a
+   * usage error (exit 2), and a server that cannot be reached fails its first call (exit 1).
    */
   async satchel(): Promise<Satchel> {
+    const url = this.serverUrl();
+    if (url !== null) {
+      if (this.globals.as !== undefined) {
+        throw usageError(
+          '--as works on a local data directory, not with SATCHEL_URL',
+          'set SATCHEL_TOKEN to the key to act as',
+        );
+      }
+      return this.ctx.remote(url);
+    }
     const engine = await this.engine();
     if (this.ctx.takeCreatedAdminKey(engine) !== null) {
       this.note(

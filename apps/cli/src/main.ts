@@ -18,4 +18,15 @@ process.exitCode = await run(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   isTTY: process.stdout.isTTY === true,
+  // Listening only once asked: a second signal then finds no listener and ends the process.
+  untilStopped: () =>
+    new Promise((resolve) => {
+      const stop = (signal: NodeJS.Signals) => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve(signal);
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    }),
 });

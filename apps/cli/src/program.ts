@@ -8,6 +8,7 @@ import { registerHistoryCommands } from './commands/history.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerLockCommands } from './commands/locks.js';
 import { registerMemberCommands } from './commands/members.js';
+import { registerServeCommand } from './commands/serve.js';
 import { registerTransferCommands } from './commands/transfers.js';
 import { registerTreeCommands } from './commands/tree.js';
 import { registerWorkspaceCommands } from './commands/workspaces.js';
@@ -75,6 +76,7 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerMemberCommands(program, context);
   registerTransferCommands(program, context);
   registerAuditCommands(program, context);
+  registerServeCommand(program, context);
 
   for (const leaf of leaves(program)) {
     for (const option of globalOptions()) leaf.addOption(option);

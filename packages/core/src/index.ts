@@ -31,6 +31,7 @@ export {
   parentOf,
   validateWorkspaceName,
 } from './paths.js';
+export { RemoteSatchel, type RemoteSatchelOptions } from './remote/remote-satchel.js';
 export type { BatchFile, Content, FileStream, Satchel, SatchelEngine } from './satchel.js';
 export type {
   AcquireLock,

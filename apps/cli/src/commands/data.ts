@@ -41,6 +41,9 @@ export function registerDataCommands(program: Command, ctx: Context): void {
       const me = await satchel.whoami();
       const workspaces = await countWorkspaces(satchel);
       const selected = run.globals.workspace ?? ctx.env.workspace ?? null;
+      const server = run.serverUrl();
+      const where: [string, string] =
+        server === null ? ['data directory', run.dataDir()] : ['server', server];
       if (adminKey !== null) {
         run.note(
           `first start: created the admin key; it is saved in ${run.adminKeyFile()} (mode 0600) ` +
@@ -49,7 +52,7 @@ export function registerDataCommands(program: Command, ctx: Context): void {
       }
       if (run.json) {
         run.printJson({
-          data: run.dataDir(),
+          ...(server === null ? { data: run.dataDir() } : { server }),
           workspaces,
           workspace: selected,
           whoami: me,
@@ -57,11 +60,7 @@ export function registerDataCommands(program: Command, ctx: Context): void {
         });
         return;
       }
-      const facts = [
-        ['data directory', run.dataDir()],
-        ['acting as', actingAs(me)],
-        ['workspaces', String(workspaces)],
-      ];
+      const facts = [where, ['acting as', actingAs(me)], ['workspaces', String(workspaces)]];
       if (selected !== null) facts.push(['workspace', selected]);
       if (adminKey !== null) facts.push(['admin key', adminKey]);
       const ws = selected ?? 'NAME';

@@ -20,6 +20,12 @@ const CROSS_PROCESS_RECHECK_MS = 1000;
 /** Wakes long polls when a change commits in this process. */
 export class ChangeNotifier {
   readonly #waiters = new Map<string, Set<() => void>>();
+  #closed = false;
+
+  /** True once the engine is closing: long polls end at once, with what they have. */
+  get closed(): boolean {
+    return this.#closed;
+  }
 
   /** Called after every commit that changed `workspace`. */
   notify(workspace: string): void {
@@ -31,6 +37,7 @@ export class ChangeNotifier {
 
   /** Resolves on the next change of `workspace`, or after `ms`, whichever comes first. */
   wait(workspace: string, ms: number): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     return new Promise((resolve) => {
       const waiters = this.#waiters.get(workspace) ?? new Set();
       this.#waiters.set(workspace, waiters);
@@ -46,6 +53,7 @@ export class ChangeNotifier {
 
   /** Releases every waiter (engine close). */
   close(): void {
+    this.#closed = true;
     for (const workspace of [...this.#waiters.keys()]) this.notify(workspace);
   }
 }
@@ -89,6 +97,7 @@ export async function listChanges(
   const limit = options.limit ?? 100;
   const deadline = Date.now() + (options.waitSeconds ?? 0) * 1000;
   for (;;) {
+    if (notifier.closed) return { events: [], cursor: after };
     const ws = await requireWorkspace(ctx.store, workspace);
     const rows = await ctx.store.listChanges(ws.id, {
       after,
@@ -100,7 +109,7 @@ export async function listChanges(
       return { events, cursor: events.at(-1)?.seq ?? after };
     }
     const left = deadline - Date.now();
-    if (left <= 0) return { events: [], cursor: after };
+    if (left <= 0 || notifier.closed) return { events: [], cursor: after };
     await notifier.wait(workspace, Math.min(left, CROSS_PROCESS_RECHECK_MS));
   }
 }

@@ -1,0 +1,168 @@
+/** `createApp`: the Hono app over an engine — middleware, routes, and the one error handler. */
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_LIMITS, type SatchelEngine, SatchelError } from '@satchel/core';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import type { ApiEnv } from './api-env.js';
+import { bearerAuth } from './auth.js';
+import {
+  type FaultLogger,
+  HttpError,
+  isFault,
+  problemHeaders,
+  stderrFaultLogger,
+  toProblem,
+} from './problem.js';
+import { accessRoutes } from './routes/access.js';
+import { auditRoutes } from './routes/audit.js';
+import { changeRoutes } from './routes/changes.js';
+import { fileRoutes } from './routes/files.js';
+import { historyRoutes } from './routes/history.js';
+import { lockRoutes } from './routes/locks.js';
+import { treeRoutes } from './routes/tree.js';
+import { workspaceRoutes } from './routes/workspaces.js';
+
+export interface ApiOptions {
+  /** Largest upload (PUT, append) in bytes; 413 above. Default: core's maximum file size. */
+  readonly maxBodyBytes?: number;
+  /** Largest JSON request body in bytes; 413 above. Default 4 MiB. */
+  readonly maxJsonBytes?: number;
+  /** Receives unexpected faults (500s) with their request id. Default: a JSON line on stderr. */
+  readonly logFault?: FaultLogger;
+  /** Aborting it ends long-lived responses (change-feed streams, long polls): server shutdown. */
+  readonly signal?: AbortSignal;
+  /** Seconds an SSE change feed waits for news before a keep-alive comment (≤ 60). Default 25. */
+  readonly heartbeatSeconds?: number;
+}
+
+/** What every route factory gets: the options with their defaults applied. */
+export interface RouteConfig {
+  readonly logFault: FaultLogger;
+  readonly maxBodyBytes: number;
+  readonly maxJsonBytes: number;
+  readonly signal: AbortSignal;
+  readonly heartbeatSeconds: number;
+}
+
+const SANE_REQUEST_ID = /^[\w.:@-]{1,128}$/;
+// A "." or ".." segment, literal or percent-encoded, in a raw request target.
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=\/|$)/i;
+
+function requestId(): MiddlewareHandler<ApiEnv> {
+  return async function requestId(c, next) {
+    const given = c.req.header('X-Request-Id');
+    const id = given !== undefined && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+    c.set('requestId', id);
+    c.header('X-Request-Id', id);
+    await next();
+  };
+}
+
+/**
+ * Refuses dot segments in the request target instead of letting them be resolved: URL
+ * normalisation would turn `PUT …/files/a/%2e%2e/b` into a write to `/b`. Only a real server
+ * sees the raw target; `app.request()` receives URLs its caller's parser already normalised.
+ */
+function refuseDotSegments(): MiddlewareHandler<ApiEnv> {
+  return async function refuseDotSegments(c, next) {
+    // c.env is undefined under app.request(), whatever its declared type.
+    const target = c.env?.incoming?.url;
+    const path = target?.split('?')[0];
+    if (path !== undefined && DOT_SEGMENT.test(path)) {
+      throw new SatchelError('INVALID_PATH', '"." and ".." segments are not allowed in URLs', {
+        path,
+        reason: 'dot_segment',
+      });
+    }
+    await next();
+  };
+}
+
+/** The error as a problem+json response; faults are logged with the request id. */
+function problemResponse(c: Context<ApiEnv>, error: unknown, logFault: FaultLogger): Response {
+  const id = c.get('requestId') ?? randomUUID();
+  if (isFault(error)) logFault({ requestId: id, method: c.req.method, path: c.req.path, error });
+  const problem = toProblem(error, id);
+  return new Response(JSON.stringify(problem), {
+    status: problem.status,
+    headers: { ...problemHeaders(error), 'X-Request-Id': id },
+  });
+}
+
+function patternOf(path: string): RegExp {
+  const source = path
+    .split('/')
+    .map((part) =>
+      part === '*'
+        ? '.*'
+        : part.startsWith(':')
+          ? '[^/]+'
+          : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('/');
+  return new RegExp(`^${source}/?$`);
+}
+
+/** For 405: the methods routes accept on a path (null when no route has the path at all). */
+function allowedMethods(app: Hono<ApiEnv>): (path: string) => string[] | null {
+  const table = app.routes
+    .filter((r) => r.method !== 'ALL')
+    .map((r) => ({ method: r.method, pattern: patternOf(r.path) }));
+  return (path) => {
+    const allow = new Set(table.filter((r) => r.pattern.test(path)).map((r) => r.method));
+    if (allow.has('GET')) allow.add('HEAD');
+    return allow.size === 0 ? null : [...allow].sort();
+  };
+}
+
+/**
+ * The REST API over `engine` (CONTRACT.md, REST API). `/healthz` is public; everything under
+ * `/v1` needs `Authorization: Bearer <key>` and runs as that key's principal. Errors are RFC 9457
+ * problem+json with a `code` (problem.ts); every response carries `X-Request-Id`. The app holds
+ * no state of its own: it can be served by any Hono adapter or tested with `app.request()`.
+ */
+export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono<ApiEnv> {
+  const logFault = options.logFault ?? stderrFaultLogger;
+  const config: RouteConfig = {
+    logFault,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_LIMITS.maxFileSize,
+    maxJsonBytes: options.maxJsonBytes ?? 4 * 1024 * 1024,
+    signal: options.signal ?? new AbortController().signal,
+    heartbeatSeconds: options.heartbeatSeconds ?? 25,
+  };
+  const app = new Hono<ApiEnv>();
+  app.use('*', requestId());
+  app.use('*', refuseDotSegments());
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+
+  app.use('/v1/*', bearerAuth({ engine }));
+  for (const routes of [
+    workspaceRoutes(config),
+    fileRoutes(config),
+    treeRoutes(config),
+    historyRoutes(config),
+    lockRoutes(config),
+    changeRoutes(config),
+    accessRoutes(config),
+    auditRoutes(config),
+  ]) {
+    app.route('/v1', routes);
+  }
+
+  const allowed = allowedMethods(app);
+  app.notFound((c) => {
+    const allow = allowed(c.req.path);
+    const error =
+      allow === null
+        ? new HttpError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`, {
+            data: { route: c.req.path },
+          })
+        : new HttpError('INVALID_INPUT', `${c.req.method} is not allowed on ${c.req.path}`, {
+            status: 405,
+            data: { method: c.req.method, allow },
+            headers: { Allow: allow.join(', ') },
+          });
+    return problemResponse(c, error, logFault);
+  });
+  app.onError((error, c) => problemResponse(c, error, logFault));
+  return app;
+}

@@ -1,0 +1,45 @@
+/** Bearer-key authentication: `Authorization: Bearer <key>` → the engine acting as that key. */
+import { type SatchelEngine, SatchelError } from '@satchel/core';
+import type { MiddlewareHandler } from 'hono';
+import type { ApiEnv } from './api-env.js';
+import { HttpError } from './problem.js';
+
+export interface BearerAuthOptions {
+  readonly engine: SatchelEngine;
+}
+
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+/**
+ * Authenticates every request it guards: a missing or malformed `Authorization` header, or a
+ * key the engine does not accept (unknown, revoked, expired), is UNAUTHENTICATED (401 with
+ * `WWW-Authenticate: Bearer`). On success `c.get('satchel')` acts as the key's principal, so
+ * core authorises and audits each call as that principal, within the key's narrowing.
+ */
+export function bearerAuth({ engine }: BearerAuthOptions): MiddlewareHandler<ApiEnv> {
+  return async function bearerAuth(c, next) {
+    const header = c.req.header('Authorization');
+    const key = header === undefined ? undefined : BEARER.exec(header)?.[1];
+    if (key === undefined) {
+      throw new SatchelError(
+        'UNAUTHENTICATED',
+        header === undefined
+          ? 'missing API key: send Authorization: Bearer <key>'
+          : 'malformed Authorization header: use Authorization: Bearer <key>',
+      );
+    }
+    try {
+      c.set('satchel', engine.as(await engine.authenticate(key)));
+    } catch (error) {
+      if (error instanceof SatchelError && error.code === 'UNAUTHENTICATED') {
+        // RFC 6750 §3.1: a presented but unusable token is "invalid_token".
+        throw new HttpError('UNAUTHENTICATED', error.message, {
+          data: error.data,
+          headers: { 'WWW-Authenticate': 'Bearer realm="satchel", error="invalid_token"' },
+        });
+      }
+      throw error;
+    }
+    await next();
+  };
+}

@@ -1,0 +1,204 @@
+/**
+ * Files: listing, and the content of one file — GET/HEAD (conditional, ranged, versioned), PUT
+ * (streamed, conditional), POST ?append, DELETE. Bodies are streamed both ways, never buffered.
+ */
+import { type FileInfo, type FileStream, isSatchelError, type Satchel } from '@satchel/core';
+import { ListOptionsSchema } from '@satchel/core/schemas';
+import { type Context, Hono } from 'hono';
+import type { ApiEnv } from '../api-env.js';
+import type { RouteConfig } from '../app.js';
+import { downloadBody, uploadBody } from '../http/body.js';
+import {
+  evaluateRead,
+  type HeaderOf,
+  rangeApplies,
+  versionHeaders,
+  writeConditions,
+} from '../http/conditional.js';
+import { contentRange, type SelectedRange, selectRange } from '../http/range.js';
+import {
+  mutationOptions,
+  pageQuery,
+  queryBool,
+  queryInt,
+  sessionOption,
+  urlPath,
+  validate,
+} from '../input.js';
+import { HttpError } from '../problem.js';
+
+type Ctx = Context<ApiEnv>;
+
+/** Segments before the file path: /v1/workspaces/:ws/files/<path>. */
+const PATH_OFFSET = 4;
+
+const CONDITIONAL_HEADERS = [
+  'If-Match',
+  'If-None-Match',
+  'If-Modified-Since',
+  'If-Unmodified-Since',
+  'Range',
+];
+
+function headerOf(c: Ctx): HeaderOf {
+  return (name) => c.req.header(name);
+}
+
+/**
+ * A `?version=N` read names immutable content, cacheable for good; a head read must be
+ * revalidated (cheaply, with If-None-Match). `private`: every response depends on the key.
+ */
+function cacheControl(pinned: boolean): string {
+  return pinned ? 'private, max-age=31536000, immutable' : 'private, no-cache';
+}
+
+function readHeaders(info: FileInfo, pinned: boolean): Record<string, string> {
+  const headers: Record<string, string> = {
+    ...versionHeaders(info),
+    'Satchel-Type': info.type,
+    'Cache-Control': cacheControl(pinned),
+  };
+  if (info.type === 'file') {
+    headers['Accept-Ranges'] = 'bytes';
+    headers['Content-Type'] = info.contentType ?? 'application/octet-stream';
+    headers['Content-Length'] = String(info.size);
+  }
+  // RFC 9530: lets a client check what it downloaded against the stored SHA-256.
+  if (info.hash !== null) {
+    headers['Repr-Digest'] = `sha-256=:${Buffer.from(info.hash, 'hex').toString('base64')}:`;
+  }
+  return headers;
+}
+
+function send(c: Ctx, file: FileStream, range: SelectedRange | null, pinned: boolean): Response {
+  const headers = readHeaders(file.info, pinned);
+  if (range !== null) {
+    headers['Content-Range'] = contentRange(range, file.info.size);
+    headers['Content-Length'] = String(range.end - range.start);
+  }
+  return c.body(downloadBody(file.body), range === null ? 200 : 206, headers);
+}
+
+/** The head seq of a path, or null when nothing is there (for If-Match: * and lists). */
+async function headSeq(satchel: Satchel, ws: string, path: string): Promise<number | null> {
+  try {
+    return (await satchel.stat(ws, path)).seq;
+  } catch (error) {
+    if (isSatchelError(error, 'NOT_FOUND')) return null;
+    throw error;
+  }
+}
+
+async function read(c: Context<ApiEnv, '/workspaces/:ws/files/*'>): Promise<Response> {
+  const satchel = c.get('satchel');
+  const ws = c.req.param('ws');
+  const path = urlPath(c, PATH_OFFSET);
+  const version = queryInt(c, 'version');
+  const pinned = version !== undefined;
+  const header = headerOf(c);
+  const isHead = c.req.method === 'HEAD';
+  // The common case costs one engine call; validators and ranges need the stat first.
+  if (!isHead && !CONDITIONAL_HEADERS.some((name) => header(name) !== undefined)) {
+    const file = await satchel.readFile(ws, path, { ...sessionOption(c), version });
+    return send(c, file, null, pinned);
+  }
+  const info = await satchel.stat(ws, path, { version });
+  if (evaluateRead(header, info) === 'not-modified') {
+    return c.body(null, 304, { ...versionHeaders(info), 'Cache-Control': cacheControl(pinned) });
+  }
+  if (isHead) return c.body(null, 200, readHeaders(info, pinned));
+  const range =
+    info.type === 'file' && rangeApplies(header, info)
+      ? selectRange(header('Range'), info.size)
+      : null;
+  // Pinned to the stat's version, so the bytes are the ones the validators describe.
+  const file = await satchel.readFile(ws, path, {
+    ...sessionOption(c),
+    version: info.seq,
+    ...(range === null ? {} : { range }),
+  });
+  return send(c, file, range, pinned);
+}
+
+/** Routes under /v1/workspaces/:ws/files. */
+export function fileRoutes(config: RouteConfig): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  // Registered before the wildcard so that `/files` lists instead of reading "/".
+  app.get('/workspaces/:ws/files', async (c) => {
+    const options = validate(
+      ListOptionsSchema,
+      {
+        ...sessionOption(c),
+        ...pageQuery(c),
+        path: c.req.query('path'),
+        recursive: queryBool(c, 'recursive'),
+        glob: c.req.query('glob'),
+      },
+      'query',
+    );
+    return c.json(await c.get('satchel').list(c.req.param('ws'), options));
+  });
+
+  // HEAD is routed here too (Hono answers HEAD with the GET route); `read` tells them apart.
+  app.get('/workspaces/:ws/files/*', read);
+
+  app.put('/workspaces/:ws/files/*', async (c) => {
+    const satchel = c.get('satchel');
+    const ws = c.req.param('ws');
+    const path = urlPath(c, PATH_OFFSET);
+    const options = mutationOptions(c);
+    const message = c.req.query('message');
+    const conditions = await writeConditions(headerOf(c), path, () => headSeq(satchel, ws, path), {
+      createOnly: true,
+    });
+    const info = await satchel.writeFile(ws, path, uploadBody(c, config.maxBodyBytes), {
+      ...options,
+      ...conditions,
+      ...(message === undefined ? {} : { message }),
+    });
+    // Only a create-only write is known to have created the file (core does not say).
+    return c.json(info, conditions.ifNoneMatch === '*' ? 201 : 200, versionHeaders(info));
+  });
+
+  app.post('/workspaces/:ws/files/*', async (c) => {
+    if (c.req.query('append') === undefined) {
+      throw new HttpError('INVALID_INPUT', 'POST to a file appends to it: add ?append', {
+        data: { field: 'append' },
+      });
+    }
+    const satchel = c.get('satchel');
+    const ws = c.req.param('ws');
+    const path = urlPath(c, PATH_OFFSET);
+    const options = mutationOptions(c);
+    const message = c.req.query('message');
+    const conditions = await writeConditions(headerOf(c), path, () => headSeq(satchel, ws, path), {
+      createOnly: false,
+    });
+    const info = await satchel.appendFile(ws, path, uploadBody(c, config.maxBodyBytes), {
+      ...options,
+      ...conditions,
+      ...(message === undefined ? {} : { message }),
+    });
+    return c.json(info, 200, versionHeaders(info));
+  });
+
+  app.delete('/workspaces/:ws/files/*', async (c) => {
+    const satchel = c.get('satchel');
+    const ws = c.req.param('ws');
+    const path = urlPath(c, PATH_OFFSET);
+    const options = mutationOptions(c);
+    const recursive = queryBool(c, 'recursive');
+    const conditions = await writeConditions(headerOf(c), path, () => headSeq(satchel, ws, path), {
+      createOnly: false,
+    });
+    const result = await satchel.remove(ws, path, {
+      ...options,
+      ...conditions,
+      ...(recursive === undefined ? {} : { recursive }),
+    });
+    return c.json(result);
+  });
+
+  return app;
+}

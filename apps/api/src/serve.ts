@@ -1,0 +1,81 @@
+/** `serve`: the API on a Node HTTP server with a draining close; used by `satchel serve` and tests. */
+import { createServer } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import type { SatchelEngine } from '@satchel/core';
+import { type ApiOptions, createApp } from './app.js';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8787;
+
+export interface ServeOptions {
+  /** Interface to bind; default 127.0.0.1 (loopback only). */
+  readonly host?: string;
+  /** Port to bind; default 8787; 0 picks a free one (see `RunningServer.port`). */
+  readonly port?: number;
+  /** Options of the app; its `signal` is the server's own shutdown signal. */
+  readonly api?: Omit<ApiOptions, 'signal'>;
+  /** How long `close()` lets in-flight requests finish before cutting connections. Default 10 s. */
+  readonly drainMs?: number;
+}
+
+export interface RunningServer {
+  /** `http://host:port`, with the port actually bound. */
+  readonly url: string;
+  readonly port: number;
+  /**
+   * Stops accepting connections, ends change-feed streams and long polls, lets other requests
+   * in flight finish for up to `drainMs`, then cuts what is left. Does not close the engine
+   * (its owner does, after this resolves). Calling it again returns the same promise.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `createApp(engine)` on `host:port` and resolves once it is listening (rejects if the
+ * port cannot be bound, e.g. EADDRINUSE). Node's request timeout is off, because an upload of
+ * gigabytes over a slow link legitimately takes longer than its 5-minute default; headers must
+ * still arrive within Node's 60 s headers timeout.
+ */
+export async function serve(
+  engine: SatchelEngine,
+  options: ServeOptions = {},
+): Promise<RunningServer> {
+  const host = options.host ?? DEFAULT_HOST;
+  const shutdown = new AbortController();
+  const app = createApp(engine, { ...options.api, signal: shutdown.signal });
+  const server = createServer({ requestTimeout: 0 }, getRequestListener(app.fetch));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  let closing: Promise<void> | null = null;
+  const close = async (): Promise<void> => {
+    shutdown.abort();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Connections that finish their response while draining go idle: close them as they do.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const cut = setTimeout(() => server.closeAllConnections(), options.drainMs ?? 10_000);
+    server.closeIdleConnections();
+    try {
+      await closed;
+    } finally {
+      clearInterval(sweep);
+      clearTimeout(cut);
+    }
+  };
+  return {
+    url,
+    port,
+    close: () => {
+      closing ??= close();
+      return closing;
+    },
+  };
+}

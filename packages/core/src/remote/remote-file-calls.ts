@@ -1,0 +1,405 @@
+/**
+ * The file half of RemoteSatchel (remote-satchel.ts): workspaces, file content, the tree,
+ * history and the change feed over the REST API, and the request helpers both halves use.
+ */
+import { Readable } from 'node:stream';
+import type { z } from 'zod';
+import { parseOptions } from '../engine/context.js';
+import { isSatchelError, SatchelError } from '../errors.js';
+import type { BatchFile, Content, FileStream } from '../satchel.js';
+import * as S from '../schemas.js';
+import {
+  conditionHeaders,
+  infoFromHeaders,
+  rangeHeader,
+  servedRange,
+  urlPath,
+} from './file-headers.js';
+import {
+  HttpClient,
+  type Query,
+  type RequestSpec,
+  segment,
+  sessionHeader,
+  UploadStream,
+} from './http.js';
+import { checkTextOptions, sliceText } from './text-slice.js';
+
+export interface RemoteSatchelOptions {
+  /** Base URL of the server, e.g. `http://127.0.0.1:8787` (the API lives under `/v1`). */
+  readonly url: string;
+  /** API key, sent as `Authorization: Bearer <key>`; every call acts as its principal. */
+  readonly token: string;
+  /** Default: the global fetch. Tests and proxies pass their own. */
+  readonly fetch?: typeof fetch;
+  /** Session label sent with every call that does not name its own (`Satchel-Session`). */
+  readonly session?: string;
+}
+
+const WorkspacePage = S.pageSchema(S.WorkspaceSchema);
+const VersionPage = S.pageSchema(S.VersionSchema);
+
+function requestBody(content: Content): string | Uint8Array | UploadStream {
+  if (typeof content === 'string' || content instanceof Uint8Array) return content;
+  return new UploadStream(content);
+}
+
+/** INTERNAL for a method the API has no route for; nothing is sent. */
+export function unsupported(method: string, what: string): SatchelError {
+  return new SatchelError(
+    'INTERNAL',
+    `${method} is not available over HTTP: the API has no route for ${what}`,
+    { method, reason: 'unsupported' },
+  );
+}
+
+function isEmptyFileRange(error: unknown): boolean {
+  return (
+    isSatchelError(error, 'INVALID_INPUT') &&
+    error.data.reason === 'range_not_satisfiable' &&
+    error.data.size === 0
+  );
+}
+
+/** Workspaces, files, tree, history and changes over HTTP; see RemoteSatchel for the contract. */
+export class RemoteFileCalls {
+  protected readonly http: HttpClient;
+  protected readonly session: string | undefined;
+
+  constructor(options: RemoteSatchelOptions) {
+    this.http = new HttpClient(options);
+    this.session = options.session;
+  }
+
+  /** The server's base URL, normalised (no trailing slash). */
+  get url(): string {
+    return this.http.url;
+  }
+
+  // Workspaces
+
+  async createWorkspace(name: string, options: S.CallOptions = {}): Promise<S.Workspace> {
+    return this.http.json(S.WorkspaceSchema, {
+      method: 'POST',
+      path: '/v1/workspaces',
+      headers: this.headers(options.session),
+      json: { name },
+    });
+  }
+
+  async listWorkspaces(options: S.PageOptions = {}): Promise<S.Page<S.Workspace>> {
+    return this.http.json(WorkspacePage, {
+      method: 'GET',
+      path: '/v1/workspaces',
+      headers: this.headers(),
+      query: { cursor: options.cursor, limit: options.limit },
+    });
+  }
+
+  async getWorkspace(name: string): Promise<S.WorkspaceInfo> {
+    return this.http.json(S.WorkspaceInfoSchema, {
+      method: 'GET',
+      path: this.ws(name),
+      headers: this.headers(),
+    });
+  }
+
+  async deleteWorkspace(name: string, options: S.CallOptions = {}): Promise<void> {
+    return this.http.empty({
+      method: 'DELETE',
+      path: this.ws(name),
+      headers: this.headers(options.session),
+    });
+  }
+
+  // File content
+
+  async writeFile(
+    workspace: string,
+    path: string,
+    content: Content,
+    options: S.WriteOptions = {},
+  ): Promise<S.FileInfo> {
+    const { session, message, ...conditions } = parseOptions(S.WriteOptionsSchema, options);
+    return this.http.json(S.FileInfoSchema, {
+      method: 'PUT',
+      path: this.file(workspace, path),
+      query: { message },
+      headers: { ...this.headers(session), ...conditionHeaders(conditions) },
+      body: requestBody(content),
+    });
+  }
+
+  /** Not available over HTTP: the API has no route that writes several files atomically. */
+  async writeFiles(
+    _workspace: string,
+    _files: readonly BatchFile[],
+    _options?: S.MutationOptions,
+  ): Promise<S.FileInfo[]> {
+    throw unsupported('writeFiles', 'writes of several files in one transaction');
+  }
+
+  async appendFile(
+    workspace: string,
+    path: string,
+    content: Content,
+    options: S.AppendOptions = {},
+  ): Promise<S.FileInfo> {
+    const { session, message, ...conditions } = parseOptions(S.AppendOptionsSchema, options);
+    return this.http.json(S.FileInfoSchema, {
+      method: 'POST',
+      path: this.file(workspace, path),
+      query: { append: '', message },
+      headers: { ...this.headers(session), ...conditionHeaders(conditions) },
+      body: requestBody(content),
+    });
+  }
+
+  async readFile(
+    workspace: string,
+    path: string,
+    options: S.ReadOptions = {},
+  ): Promise<FileStream> {
+    const { session, version, range } = parseOptions(S.ReadOptionsSchema, options);
+    // HTTP has no empty byte range; the engine answers one with no bytes.
+    if (range?.end !== undefined && range.end <= range.start) {
+      return this.#emptyRead(workspace, path, version, range);
+    }
+    const spec = (wanted: S.ByteRange | undefined): RequestSpec => ({
+      method: 'GET',
+      path: this.file(workspace, path),
+      query: { version },
+      headers: { ...this.headers(session), Range: rangeHeader(wanted) },
+    });
+    let wanted = range;
+    const res = await this.http.send(spec(wanted)).catch((error: unknown) => {
+      // An empty file has no byte 0: HTTP refuses `bytes=0-N` where the engine reads nothing.
+      if (range?.start === 0 && isEmptyFileRange(error)) {
+        wanted = undefined;
+        return this.http.send(spec(wanted));
+      }
+      throw error;
+    });
+    const info = infoFromHeaders(path, res.headers);
+    return {
+      info,
+      body: Readable.from(this.http.pieces(res), { objectMode: false }),
+      range: servedRange(res.headers, res.status, wanted, info.size),
+    };
+  }
+
+  async readText(
+    workspace: string,
+    path: string,
+    options: S.ReadTextOptions = {},
+  ): Promise<S.TextSlice> {
+    const parsed = parseOptions(S.ReadTextOptionsSchema, options);
+    checkTextOptions(parsed);
+    const { info, body } = await this.readFile(workspace, path, {
+      session: parsed.session,
+      version: parsed.version,
+    });
+    return sliceText(info, body, parsed);
+  }
+
+  async stat(
+    workspace: string,
+    path: string,
+    options: { version?: number } = {},
+  ): Promise<S.FileInfo> {
+    const { version } = parseOptions(S.ReadOptionsSchema, options);
+    const res = await this.http.send({
+      method: 'HEAD',
+      path: this.file(workspace, path),
+      query: { version },
+      headers: this.headers(),
+    });
+    return infoFromHeaders(path, res.headers);
+  }
+
+  // The tree
+
+  async list(workspace: string, options: S.ListOptions = {}): Promise<S.ListPage> {
+    return this.http.json(S.ListPageSchema, {
+      method: 'GET',
+      path: `${this.ws(workspace)}/files`,
+      headers: this.headers(options.session),
+      query: {
+        path: options.path,
+        recursive: options.recursive,
+        glob: options.glob,
+        cursor: options.cursor,
+        limit: options.limit,
+      },
+    });
+  }
+
+  async mkdir(
+    workspace: string,
+    path: string,
+    options: S.MutationOptions = {},
+  ): Promise<S.FileInfo> {
+    return this.treeCall(S.FileInfoSchema, workspace, 'mkdir', { path }, options);
+  }
+
+  async remove(
+    workspace: string,
+    path: string,
+    options: S.RemoveOptions = {},
+  ): Promise<S.RemoveResult> {
+    const { session, recursive, ...conditions } = parseOptions(S.RemoveOptionsSchema, options);
+    return this.http.json(S.RemoveResultSchema, {
+      method: 'DELETE',
+      path: this.file(workspace, path),
+      query: { recursive },
+      headers: { ...this.headers(session), ...conditionHeaders(conditions) },
+    });
+  }
+
+  async move(
+    workspace: string,
+    from: string,
+    to: string,
+    options: S.MoveOptions = {},
+  ): Promise<S.FileInfo> {
+    return this.treeCall(S.FileInfoSchema, workspace, 'move', { from, to }, options);
+  }
+
+  async copy(
+    workspace: string,
+    from: string,
+    to: string,
+    options: S.CopyOptions = {},
+  ): Promise<S.FileInfo> {
+    return this.treeCall(S.FileInfoSchema, workspace, 'copy', { from, to }, options);
+  }
+
+  async editFile(
+    workspace: string,
+    path: string,
+    edits: readonly S.Edit[],
+    options: S.EditOptions = {},
+  ): Promise<S.EditResult> {
+    return this.treeCall(S.EditResultSchema, workspace, 'edit', { path, edits }, options);
+  }
+
+  // History and changes
+
+  async listVersions(
+    workspace: string,
+    path: string,
+    options: S.PageOptions = {},
+  ): Promise<S.Page<S.Version>> {
+    return this.http.json(VersionPage, {
+      method: 'GET',
+      path: `${this.ws(workspace)}/versions/${urlPath(path)}`,
+      headers: this.headers(),
+      query: { cursor: options.cursor, limit: options.limit },
+    });
+  }
+
+  async diff(workspace: string, path: string, options: S.DiffOptions = {}): Promise<S.DiffResult> {
+    return this.http.json(S.DiffResultSchema, {
+      method: 'GET',
+      path: `${this.ws(workspace)}/diff`,
+      headers: this.headers(options.session),
+      query: { path, from: options.from, to: options.to, context: options.context },
+    });
+  }
+
+  async restore(
+    workspace: string,
+    path: string,
+    seq: number,
+    options: S.WriteOptions = {},
+  ): Promise<S.FileInfo> {
+    return this.treeCall(S.FileInfoSchema, workspace, 'restore', { path, seq }, options);
+  }
+
+  /** `GET …/changes?after=&limit=&path=&wait=`: the request stays open while the server waits. */
+  async listChanges(workspace: string, options: S.ListChangesOptions = {}): Promise<S.ChangesPage> {
+    return this.http.json(S.ChangesPageSchema, {
+      method: 'GET',
+      path: `${this.ws(workspace)}/changes`,
+      headers: this.headers(options.session),
+      query: {
+        after: options.after,
+        limit: options.limit,
+        path: options.path,
+        wait: options.waitSeconds,
+      },
+    });
+  }
+
+  // Requests
+
+  /** `Satchel-Session`: the call's label, else the client's. */
+  protected headers(session?: string): Record<string, string | undefined> {
+    return sessionHeader(session ?? this.session);
+  }
+
+  protected ws(name: string): string {
+    return `/v1/workspaces/${segment(name)}`;
+  }
+
+  protected file(workspace: string, path: string): string {
+    return `${this.ws(workspace)}/files/${urlPath(path)}`;
+  }
+
+  protected async get<T extends z.ZodType>(
+    schema: T,
+    path: string,
+    query?: Query,
+  ): Promise<z.infer<T>> {
+    return this.http.json(schema, { method: 'GET', path, headers: this.headers(), query });
+  }
+
+  protected async post<T extends z.ZodType>(
+    schema: T,
+    path: string,
+    json: unknown,
+  ): Promise<z.infer<T>> {
+    return this.http.json(schema, { method: 'POST', path, headers: this.headers(), json });
+  }
+
+  /** POST …/move, copy, edit, mkdir, restore: options in the body, session and lock as headers. */
+  protected async treeCall<T extends z.ZodType>(
+    schema: T,
+    workspace: string,
+    action: string,
+    fields: Record<string, unknown>,
+    options: S.MutationOptions,
+  ): Promise<z.infer<T>> {
+    const { session, lockToken, ...rest } = options;
+    return this.http.json(schema, {
+      method: 'POST',
+      path: `${this.ws(workspace)}/${action}`,
+      headers: { ...this.headers(session), ...conditionHeaders({ lockToken }) },
+      json: { ...fields, ...rest },
+    });
+  }
+
+  async #emptyRead(
+    workspace: string,
+    path: string,
+    version: number | undefined,
+    range: S.ByteRange,
+  ): Promise<FileStream> {
+    const info = await this.stat(workspace, path, { version });
+    if (info.type !== 'file') {
+      throw new SatchelError('INVALID_INPUT', `${info.path} is a directory; list it instead`, {
+        path: info.path,
+      });
+    }
+    const { start } = range;
+    const end = Math.min(range.end ?? info.size, info.size);
+    if (start > info.size || (start > 0 && start >= info.size) || end < start) {
+      throw new SatchelError(
+        'INVALID_INPUT',
+        `range ${start}-${end} is not satisfiable for ${info.path} (${info.size} bytes)`,
+        { path: info.path, size: info.size, reason: 'range_not_satisfiable' },
+      );
+    }
+    return { info, body: Readable.from([]), range: { start, end } };
+  }
+}

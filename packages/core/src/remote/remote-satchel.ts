@@ -1,0 +1,206 @@
+/**
+ * RemoteSatchel: the Satchel interface over the REST API of `satchel serve` (CONTRACT.md), so
+ * that a frontend works the same on a server as on a data directory. The file methods are in
+ * remote-file-calls.ts; locks, access and the audit log are here.
+ */
+import { canonical } from '../audit/audit-chain.js';
+import type { Satchel } from '../satchel.js';
+import * as S from '../schemas.js';
+import { segment } from './http.js';
+import { RemoteFileCalls, unsupported } from './remote-file-calls.js';
+
+export type { RemoteSatchelOptions } from './remote-file-calls.js';
+
+const AUDIT_EXPORT_PAGE = 1000;
+
+const LockPage = S.pageSchema(S.LockSchema);
+const PrincipalPage = S.pageSchema(S.PrincipalSchema);
+const KeyPage = S.pageSchema(S.KeyInfoSchema);
+const MemberPage = S.pageSchema(S.MemberSchema);
+const TransferPage = S.pageSchema(S.TransferSchema);
+const AuditPage = S.pageSchema(S.AuditEntrySchema);
+
+/**
+ * The Satchel interface over HTTP: each method is one request to the API (`readText` reads the
+ * file and slices it here; `exportAudit` pages through `GET /v1/audit`), acting as the
+ * principal of `token`. Results and errors are those of the engine behind the server: a
+ * problem+json answer becomes a SatchelError with the same `code`, message (`detail`) and
+ * `data`. File content streams both ways: `writeFile` sends a stream as it is produced, and
+ * `readFile`'s body is the download itself, pulled as it is read.
+ *
+ * A server that cannot be reached (refused, reset, DNS, TLS) is INTERNAL "cannot reach <url>:
+ * …", which the CLI reports with exit 1. Calls the API has no route for (`writeFiles`, `fsck`)
+ * fail with INTERNAL without sending anything. `close()` does nothing: there is no connection
+ * of its own to release.
+ */
+export class RemoteSatchel extends RemoteFileCalls implements Satchel {
+  // Locks
+
+  async acquireLock(workspace: string, options: S.AcquireLock): Promise<S.Lock> {
+    const { session, ...body } = options;
+    return this.http.json(S.LockSchema, {
+      method: 'POST',
+      path: `${this.ws(workspace)}/locks`,
+      headers: this.headers(session),
+      json: body,
+    });
+  }
+
+  async renewLock(
+    workspace: string,
+    lockId: string,
+    options: { ttlSeconds?: number } = {},
+  ): Promise<S.Lock> {
+    return this.http.json(S.LockSchema, {
+      method: 'POST',
+      path: `${this.#lock(workspace, lockId)}/renew`,
+      headers: this.headers(),
+      json: { ttlSeconds: options.ttlSeconds },
+    });
+  }
+
+  async releaseLock(workspace: string, lockId: string): Promise<void> {
+    return this.http.empty({
+      method: 'DELETE',
+      path: this.#lock(workspace, lockId),
+      headers: this.headers(),
+    });
+  }
+
+  async breakLock(workspace: string, lockId: string): Promise<S.Lock> {
+    return this.http.json(S.LockSchema, {
+      method: 'DELETE',
+      path: this.#lock(workspace, lockId),
+      headers: this.headers(),
+      query: { break: true },
+    });
+  }
+
+  async listLocks(workspace: string, options: { path?: string } = {}): Promise<S.Lock[]> {
+    const page = await this.http.json(LockPage, {
+      method: 'GET',
+      path: `${this.ws(workspace)}/locks`,
+      headers: this.headers(),
+      query: { path: options.path },
+    });
+    return page.items;
+  }
+
+  // Principals, keys, members, transfers
+
+  async whoami(): Promise<S.WhoAmI> {
+    return this.get(S.WhoAmISchema, '/v1/whoami');
+  }
+
+  async createPrincipal(input: S.CreatePrincipal): Promise<S.Principal> {
+    return this.post(S.PrincipalSchema, '/v1/principals', input);
+  }
+
+  async listPrincipals(options: S.PageOptions = {}): Promise<S.Page<S.Principal>> {
+    return this.get(PrincipalPage, '/v1/principals', {
+      cursor: options.cursor,
+      limit: options.limit,
+    });
+  }
+
+  async createKey(input: S.CreateKey = {}): Promise<S.CreatedKey> {
+    return this.post(S.CreatedKeySchema, '/v1/keys', input);
+  }
+
+  async listKeys(options: { all?: boolean } = {}): Promise<S.KeyInfo[]> {
+    return (await this.get(KeyPage, '/v1/keys', { all: options.all })).items;
+  }
+
+  async revokeKey(id: string): Promise<S.KeyInfo> {
+    return this.http.json(S.KeyInfoSchema, {
+      method: 'DELETE',
+      path: `/v1/keys/${segment(id)}`,
+      headers: this.headers(),
+    });
+  }
+
+  async listMembers(workspace: string): Promise<S.Member[]> {
+    return (await this.get(MemberPage, `${this.ws(workspace)}/members`)).items;
+  }
+
+  async setMember(workspace: string, principal: string, role: S.Role): Promise<S.Member> {
+    return this.http.json(S.MemberSchema, {
+      method: 'PUT',
+      path: `${this.ws(workspace)}/members/${segment(principal)}`,
+      headers: this.headers(),
+      json: { role },
+    });
+  }
+
+  async removeMember(workspace: string, principal: string): Promise<void> {
+    return this.http.empty({
+      method: 'DELETE',
+      path: `${this.ws(workspace)}/members/${segment(principal)}`,
+      headers: this.headers(),
+    });
+  }
+
+  async offerTransfer(workspace: string, options: S.OfferTransfer = {}): Promise<S.TransferOffer> {
+    const { session, ...body } = options;
+    return this.http.json(S.TransferOfferSchema, {
+      method: 'POST',
+      path: `${this.ws(workspace)}/transfers`,
+      headers: this.headers(session),
+      json: body,
+    });
+  }
+
+  async listTransfers(workspace: string): Promise<S.Transfer[]> {
+    return (await this.get(TransferPage, `${this.ws(workspace)}/transfers`)).items;
+  }
+
+  async cancelTransfer(workspace: string, id: string): Promise<S.Transfer> {
+    return this.http.json(S.TransferSchema, {
+      method: 'DELETE',
+      path: `${this.ws(workspace)}/transfers/${segment(id)}`,
+      headers: this.headers(),
+    });
+  }
+
+  async acceptTransfer(code: string): Promise<S.Transfer> {
+    return this.post(S.TransferSchema, '/v1/transfers/accept', { code });
+  }
+
+  // Audit and maintenance
+
+  async listAudit(options: S.AuditQuery = {}): Promise<S.Page<S.AuditEntryOut>> {
+    const path =
+      options.workspace === undefined ? '/v1/audit' : `${this.ws(options.workspace)}/audit`;
+    return this.get(AuditPage, path, { after: options.cursor, limit: options.limit });
+  }
+
+  async verifyAudit(): Promise<S.AuditVerificationOut> {
+    return this.get(S.AuditVerificationSchema, '/v1/audit/verify');
+  }
+
+  /**
+   * The whole log as JSON lines, byte for byte the engine's export (RFC 8785 canonical JSON,
+   * `time` in epoch milliseconds), read page by page from `GET /v1/audit` (admins).
+   */
+  async *exportAudit(): AsyncIterable<string> {
+    let after: string | undefined;
+    do {
+      const page = await this.listAudit({ cursor: after, limit: AUDIT_EXPORT_PAGE });
+      for (const { time, ...entry } of page.items) {
+        yield `${canonical({ ...entry, time: Date.parse(time) })}\n`;
+      }
+      after = page.nextCursor ?? undefined;
+    } while (after !== undefined);
+  }
+
+  /** Not available over HTTP: run `satchel fsck` where the data directory is. */
+  async fsck(): Promise<S.FsckReport> {
+    throw unsupported('fsck', 'fsck');
+  }
+
+  async close(): Promise<void> {}
+
+  #lock(workspace: string, lockId: string): string {
+    return `${this.ws(workspace)}/locks/${segment(lockId)}`;
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * `readText` over a byte stream: lines by head, tail or offset/limit, bounded by `maxBytes`. The
+ * API has no route for it, so RemoteSatchel reads the file and slices it here, by the same rules
+ * as the engine's `readText` (engine/read.ts), which could share this function.
+ */
+import type { Readable } from 'node:stream';
+import { SatchelError } from '../errors.js';
+import type { FileInfo, ReadTextOptions, TextSlice } from '../schemas.js';
+
+const DEFAULT_TEXT_BYTES = 1024 * 1024;
+
+/** INVALID_INPUT for option combinations `readText` refuses, before anything is read. */
+export function checkTextOptions(options: ReadTextOptions): void {
+  if (options.tail !== undefined && (options.head !== undefined || options.offset !== undefined)) {
+    throw new SatchelError('INVALID_INPUT', 'tail cannot be combined with head or offset', {
+      field: 'tail',
+    });
+  }
+  if (options.head !== undefined && options.limit !== undefined) {
+    throw new SatchelError('INVALID_INPUT', 'use head or limit, not both', { field: 'head' });
+  }
+}
+
+/**
+ * The slice of `body` (the content of `info`) that `options` select; stops reading (and
+ * destroys `body`) as soon as the slice is complete. INVALID_INPUT for binary content.
+ */
+export async function sliceText(
+  info: FileInfo,
+  body: Readable,
+  options: ReadTextOptions,
+): Promise<TextSlice> {
+  const maxBytes = options.maxBytes ?? DEFAULT_TEXT_BYTES;
+  const first = options.offset ?? 1;
+  const count = options.head ?? options.limit ?? Number.POSITIVE_INFINITY;
+  const lines = splitLines(body, info.path);
+  try {
+    if (options.tail !== undefined) {
+      const ring: string[] = [];
+      let total = 0;
+      for await (const line of lines) {
+        total++;
+        ring.push(line);
+        if (ring.length > options.tail) ring.shift();
+      }
+      const { text, kept } = capText(ring, maxBytes);
+      const lineStart = total - ring.length + 1;
+      return {
+        info,
+        text,
+        lineStart,
+        lineEnd: lineStart + kept - 1,
+        totalLines: total,
+        truncated: kept < ring.length,
+      };
+    }
+    const selected: string[] = [];
+    let bytes = 0;
+    let index = 0;
+    let truncated = false;
+    for await (const line of lines) {
+      index++;
+      if (index < first) continue;
+      const size = Buffer.byteLength(line);
+      if (selected.length === count || bytes + size > maxBytes) {
+        truncated = true;
+        break;
+      }
+      selected.push(line);
+      bytes += size;
+    }
+    return {
+      info,
+      text: selected.join(''),
+      lineStart: first,
+      lineEnd: first + selected.length - 1,
+      totalLines: truncated ? null : index,
+      truncated,
+    };
+  } finally {
+    body.destroy();
+  }
+}
+
+function capText(lines: readonly string[], maxBytes: number): { text: string; kept: number } {
+  // Keep the end: a tail that does not fit loses its first lines.
+  let bytes = 0;
+  let kept = 0;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const size = Buffer.byteLength(lines[i] ?? '');
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    kept++;
+  }
+  return { text: lines.slice(lines.length - kept).join(''), kept };
+}
+
+/** Yields lines with their terminators; INVALID_INPUT if the content is not UTF-8 text. */
+async function* splitLines(body: AsyncIterable<Uint8Array>, path: string): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const binary = () =>
+    new SatchelError('INVALID_INPUT', `${path} is a binary file; read it as bytes instead`, {
+      path,
+    });
+  let partial = '';
+  let sniffed = 0;
+  try {
+    for await (const piece of body) {
+      if (sniffed < 8192 && piece.subarray(0, 8192 - sniffed).includes(0)) throw binary();
+      sniffed += piece.byteLength;
+      partial += decoder.decode(piece, { stream: true });
+      let nl = partial.indexOf('\n');
+      while (nl !== -1) {
+        yield partial.slice(0, nl + 1);
+        partial = partial.slice(nl + 1);
+        nl = partial.indexOf('\n');
+      }
+    }
+    partial += decoder.decode();
+  } catch (error) {
+    if (error instanceof TypeError) throw binary();
+    throw error;
+  }
+  if (partial.length > 0) yield partial;
+}
