@@ -1,0 +1,473 @@
+/**
+ * The behaviour every implementation of the Satchel interface must show, run once per
+ * implementation (the engine, RemoteSatchel over a live server): the same calls give the same
+ * results and fail with the same codes, messages and data. Files, the tree and history are here;
+ * locks, access, audit, the change feed and refusals are in satchel-behaviour-access.ts.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { type Satchel, SatchelError } from '@satchel/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessBehaviour } from './satchel-behaviour-access.js';
+
+/** One implementation on a fresh data directory, reached through API keys. */
+export interface SatchelFixture {
+  /** The data directory's admin key. */
+  readonly adminKey: string;
+  /** The implementation acting as the principal of `key`; a bad key fails with UNAUTHENTICATED. */
+  connect(key: string): Promise<Satchel>;
+  close(): Promise<void>;
+}
+
+/** Methods an implementation is allowed to refuse (tested where the refusal is defined). */
+export type OptionalMethod = 'writeFiles' | 'fsck';
+
+export interface BehaviourOptions {
+  readonly unsupported?: readonly OptionalMethod[];
+}
+
+/** What the tests share: the admin, one principal per role, and a workspace factory. */
+export interface World {
+  readonly admin: Satchel;
+  /** `ed`, `vi`, `st`: made editor and viewer of every workspace `workspace()` creates. */
+  readonly editor: Satchel;
+  readonly viewer: Satchel;
+  readonly stranger: Satchel;
+  readonly keys: { readonly editor: string; readonly viewer: string; readonly stranger: string };
+  readonly fixture: SatchelFixture;
+  /** Creates workspace `name` with `ed` as editor and `vi` as viewer. */
+  workspace(name: string): Promise<string>;
+  readonly supports: (method: OptionalMethod) => boolean;
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export async function bytesOf(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+const MiB = 1024 * 1024;
+
+/** `size` bytes in 1 MiB pieces of one random block, each piece stamped with its offset. */
+function generated(block: Buffer, size: number): Readable {
+  let sent = 0;
+  return new Readable({
+    read() {
+      if (sent >= size) {
+        this.push(null);
+        return;
+      }
+      const piece = Buffer.from(block.subarray(0, Math.min(block.length, size - sent)));
+      piece.writeUInt32BE(sent, 0);
+      sent += piece.length;
+      this.push(piece);
+    },
+  });
+}
+
+/**
+ * Registers the suite as `describe(name)`. `make` opens the implementation on a fresh data
+ * directory (once for the suite; every test works in workspaces of its own).
+ */
+export function runSatchelBehaviour(
+  name: string,
+  make: () => Promise<SatchelFixture>,
+  options: BehaviourOptions = {},
+): void {
+  describe(name, () => {
+    let world: World;
+    let fixture: SatchelFixture | undefined;
+    const w = (): World => world;
+
+    beforeAll(async () => {
+      fixture = await make();
+      const admin = await fixture.connect(fixture.adminKey);
+      const keyFor = async (principal: string) => {
+        await admin.createPrincipal({ name: principal, kind: 'agent' });
+        return (await admin.createKey({ principal })).key;
+      };
+      const keys = {
+        editor: await keyFor('ed'),
+        viewer: await keyFor('vi'),
+        stranger: await keyFor('st'),
+      };
+      world = {
+        admin,
+        editor: await fixture.connect(keys.editor),
+        viewer: await fixture.connect(keys.viewer),
+        stranger: await fixture.connect(keys.stranger),
+        keys,
+        fixture,
+        workspace: async (ws) => {
+          await admin.createWorkspace(ws);
+          await admin.setMember(ws, 'ed', 'editor');
+          await admin.setMember(ws, 'vi', 'viewer');
+          return ws;
+        },
+        supports: (method) => !(options.unsupported ?? []).includes(method),
+      };
+    });
+    afterAll(async () => {
+      await fixture?.close();
+    });
+
+    fileBehaviour(w);
+    treeBehaviour(w);
+    accessBehaviour(w);
+  });
+}
+
+function fileBehaviour(w: () => World): void {
+  it('creates, lists in pages, inspects and deletes workspaces', async () => {
+    const { admin } = w();
+    const created = await admin.createWorkspace('ws-a');
+    expect(created).toMatchObject({ name: 'ws-a', seq: 0 });
+    await admin.createWorkspace('ws-b');
+    await admin.createWorkspace('ws-c');
+    await expect(admin.createWorkspace('ws-a')).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(admin.createWorkspace('Not Valid!')).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+
+    const first = await admin.listWorkspaces({ limit: 2 });
+    expect(first.items).toHaveLength(2);
+    expect(first.nextCursor).not.toBeNull();
+    const names = first.items.map((ws) => ws.name);
+    for (let cursor = first.nextCursor; cursor !== null; ) {
+      const page = await admin.listWorkspaces({ cursor, limit: 2 });
+      names.push(...page.items.map((ws) => ws.name));
+      cursor = page.nextCursor;
+    }
+    expect(names.filter((n) => n.startsWith('ws-'))).toEqual(['ws-a', 'ws-b', 'ws-c']);
+
+    // Writing /d/f.txt makes /d too: two versions.
+    await admin.writeFile('ws-b', '/d/f.txt', 'four');
+    expect(await admin.getWorkspace('ws-b')).toMatchObject({
+      name: 'ws-b',
+      seq: 1,
+      files: 1,
+      directories: 1,
+      bytes: 4,
+      versions: 2,
+    });
+    await admin.deleteWorkspace('ws-b');
+    await expect(admin.getWorkspace('ws-b')).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'workspace ws-b not found',
+      data: { workspace: 'ws-b' },
+    });
+  });
+
+  it('writes and reads text and binary files, with stat and append', async () => {
+    const { admin } = w();
+    const ws = await w().workspace('files');
+    const text = 'héllo\nwörld\n';
+    const info = await admin.writeFile(ws, 'notes/a.txt', text, { session: 'run-1' });
+    expect(info).toMatchObject({
+      path: '/notes/a.txt',
+      type: 'file',
+      size: Buffer.byteLength(text),
+      hash: sha256(Buffer.from(text)),
+      author: 'admin',
+      session: 'run-1',
+    });
+    const read = await admin.readFile(ws, '/notes/a.txt');
+    expect((await bytesOf(read.body)).toString('utf8')).toBe(text);
+    expect(read.range).toEqual({ start: 0, end: info.size });
+    expect(read.info).toMatchObject({ path: info.path, seq: info.seq, hash: info.hash });
+    expect(await admin.stat(ws, '/notes/a.txt')).toMatchObject({
+      path: info.path,
+      type: 'file',
+      seq: info.seq,
+      size: info.size,
+      hash: info.hash,
+      contentType: info.contentType,
+    });
+    expect(await admin.stat(ws, '/notes')).toMatchObject({
+      type: 'directory',
+      size: 0,
+      hash: null,
+    });
+
+    const binary = Buffer.from([0, 1, 2, 0, 255, 254, 0, 10, 13, 0]);
+    const bin = await admin.writeFile(ws, '/b.bin', new Uint8Array(binary));
+    expect(bin).toMatchObject({ size: binary.length, hash: sha256(binary) });
+    expect(await bytesOf((await admin.readFile(ws, '/b.bin')).body)).toEqual(binary);
+    await expect(admin.readText(ws, '/b.bin')).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: '/b.bin is a binary file; read it as bytes instead',
+    });
+
+    const appended = await admin.appendFile(ws, '/notes/a.txt', 'third\n');
+    expect(appended).toMatchObject({ size: Buffer.byteLength(`${text}third\n`) });
+    expect(await admin.readText(ws, '/notes/a.txt', { tail: 1 })).toMatchObject({
+      text: 'third\n',
+      lineStart: 3,
+      lineEnd: 3,
+      totalLines: 3,
+      truncated: false,
+    });
+    expect(await admin.readText(ws, '/notes/a.txt', { head: 1 })).toMatchObject({
+      text: 'héllo\n',
+      totalLines: null,
+      truncated: true,
+    });
+    expect(await admin.readText(ws, '/notes/a.txt', { offset: 2, limit: 1 })).toMatchObject({
+      text: 'wörld\n',
+      lineStart: 2,
+    });
+    expect((await admin.readText(ws, '/notes/a.txt', { version: info.seq })).text).toBe(text);
+    await expect(admin.readText(ws, '/notes/a.txt', { head: 1, tail: 1 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+
+    await expect(admin.readFile(ws, '/missing.txt')).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'file /missing.txt not found',
+      data: { path: '/missing.txt' },
+    });
+    await expect(admin.stat(ws, '/missing.txt')).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'file /missing.txt not found',
+    });
+    await expect(admin.readFile(ws, '/notes')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(admin.writeFile(ws, '/a/../b.txt', 'x')).rejects.toMatchObject({
+      code: 'INVALID_PATH',
+    });
+    await expect(admin.readFile('no-such-ws', '/a')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('streams 20 MB both ways with a matching hash, and reads byte ranges', async () => {
+    const { admin } = w();
+    const ws = await w().workspace('stream');
+    const size = 20 * MiB;
+    const block = randomBytes(MiB);
+    const expected = await bytesOf(generated(block, size));
+    const info = await admin.writeFile(ws, '/big.bin', generated(block, size));
+    expect(info).toMatchObject({ size, hash: sha256(expected) });
+
+    const whole = await admin.readFile(ws, '/big.bin');
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of whole.body as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      bytes += chunk.length;
+    }
+    expect({ bytes, hash: hash.digest('hex') }).toEqual({ bytes: size, hash: info.hash });
+
+    const mid = await admin.readFile(ws, '/big.bin', { range: { start: MiB - 3, end: MiB + 5 } });
+    expect(mid.range).toEqual({ start: MiB - 3, end: MiB + 5 });
+    expect(mid.info).toMatchObject({ size, seq: info.seq });
+    expect(await bytesOf(mid.body)).toEqual(expected.subarray(MiB - 3, MiB + 5));
+    const tail = await admin.readFile(ws, '/big.bin', { range: { start: size - 10 } });
+    expect(tail.range).toEqual({ start: size - 10, end: size });
+    expect(await bytesOf(tail.body)).toEqual(expected.subarray(size - 10));
+    const clamped = await admin.readFile(ws, '/big.bin', { range: { start: 5, end: size + 99 } });
+    expect(clamped.range).toEqual({ start: 5, end: size });
+    await bytesOf(clamped.body);
+    const empty = await admin.readFile(ws, '/big.bin', { range: { start: 7, end: 7 } });
+    expect(empty.range).toEqual({ start: 7, end: 7 });
+    expect(await bytesOf(empty.body)).toHaveLength(0);
+    await expect(
+      admin.readFile(ws, '/big.bin', { range: { start: size + 1 } }),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+
+    // An async generator of strings and bytes is content too.
+    async function* parts() {
+      yield 'abc';
+      yield new Uint8Array([100, 101]);
+    }
+    expect(await admin.writeFile(ws, '/parts.txt', parts())).toMatchObject({ size: 5 });
+    const none = await admin.writeFile(ws, '/empty.txt', '');
+    expect(none.size).toBe(0);
+    const emptyRead = await admin.readFile(ws, '/empty.txt', { range: { start: 0, end: 10 } });
+    expect(emptyRead.range).toEqual({ start: 0, end: 0 });
+    expect(await bytesOf(emptyRead.body)).toHaveLength(0);
+  });
+
+  it('refuses conditional writes whose condition fails, writing nothing', async () => {
+    const { admin } = w();
+    const ws = await w().workspace('cond');
+    const v1 = await admin.writeFile(ws, '/c.txt', 'one\n', { ifNoneMatch: '*' });
+    await expect(
+      admin.writeFile(ws, '/c.txt', 'two\n', { ifNoneMatch: '*' }),
+    ).rejects.toMatchObject({
+      code: 'PRECONDITION_FAILED',
+      data: { path: '/c.txt', expected: '*', actual: v1.seq },
+    });
+    await expect(
+      admin.writeFile(ws, '/c.txt', 'two\n', { ifMatch: v1.seq + 100 }),
+    ).rejects.toMatchObject({
+      code: 'PRECONDITION_FAILED',
+      data: { path: '/c.txt', expected: v1.seq + 100, actual: v1.seq },
+    });
+    await expect(admin.writeFile(ws, '/new.txt', 'x', { ifMatch: 1 })).rejects.toMatchObject({
+      code: 'PRECONDITION_FAILED',
+    });
+    await expect(admin.appendFile(ws, '/c.txt', 'more', { ifMatch: 0 })).rejects.toMatchObject({
+      code: 'PRECONDITION_FAILED',
+    });
+    await expect(admin.remove(ws, '/c.txt', { ifMatch: 0 })).rejects.toMatchObject({
+      code: 'PRECONDITION_FAILED',
+    });
+    await expect(
+      admin.editFile(ws, '/c.txt', [{ oldText: 'one', newText: 'uno' }], { ifMatch: 0 }),
+    ).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' });
+    await expect(admin.move(ws, '/c.txt', '/d.txt', { ifMatch: 0 })).rejects.toMatchObject({
+      code: 'PRECONDITION_FAILED',
+    });
+    await expect(admin.writeFile(ws, '/c.txt', 'x', { ifMatch: -1 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    expect((await admin.stat(ws, '/c.txt')).seq).toBe(v1.seq);
+
+    const v2 = await admin.writeFile(ws, '/c.txt', 'two\n', { ifMatch: v1.seq });
+    expect(v2.seq).toBeGreaterThan(v1.seq);
+    expect((await admin.readText(ws, '/c.txt')).text).toBe('two\n');
+  });
+
+  it('writes batches atomically, when supported', async (t) => {
+    if (!w().supports('writeFiles')) t.skip();
+    const { admin } = w();
+    const ws = await w().workspace('batch');
+    const infos = await admin.writeFiles(ws, [
+      { path: '/1.txt', content: 'a' },
+      { path: '/2.txt', content: new Uint8Array([0, 1]) },
+    ]);
+    expect(infos.map((i) => i.path)).toEqual(['/1.txt', '/2.txt']);
+    await expect(
+      admin.writeFiles(ws, [
+        { path: '/3.txt', content: 'c' },
+        { path: '/1.txt', content: 'b', ifNoneMatch: '*' },
+      ]),
+    ).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' });
+    await expect(admin.stat(ws, '/3.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('checks stored content with fsck, when supported', async (t) => {
+    if (!w().supports('fsck')) t.skip();
+    expect(await w().admin.fsck()).toMatchObject({ ok: true, corrupt: [], missing: [] });
+  });
+
+  it('errors are SatchelErrors', async () => {
+    const error = await w()
+      .admin.getWorkspace('nothing-here')
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SatchelError);
+  });
+}
+
+function treeBehaviour(w: () => World): void {
+  it('lists directories, subtrees and globs, in pages with a total', async () => {
+    const { admin } = w();
+    const ws = await w().workspace('listing');
+    for (let i = 0; i < 25; i++) {
+      await admin.writeFile(ws, `/p/f${String(i).padStart(2, '0')}.txt`, `${i}`);
+    }
+    await admin.writeFile(ws, '/p/sub/x.md', '# x');
+    const first = await admin.list(ws, { path: '/p', limit: 10 });
+    expect(first.total).toBe(26);
+    expect(first.items).toHaveLength(10);
+    const seen = first.items.map((i) => i.path);
+    for (let cursor = first.nextCursor; cursor !== null; ) {
+      const page = await admin.list(ws, { path: '/p', limit: 10, cursor });
+      seen.push(...page.items.map((i) => i.path));
+      cursor = page.nextCursor;
+    }
+    expect(seen).toHaveLength(26);
+    expect(seen).toContain('/p/sub');
+    expect(new Set(seen).size).toBe(26);
+
+    const recursive = await admin.list(ws, { recursive: true, limit: 1000 });
+    expect(recursive.total).toBe(28);
+    const md = await admin.list(ws, { glob: '**/*.md' });
+    expect(md.items.map((i) => i.path)).toEqual(['/p/sub/x.md']);
+    const one = await admin.list(ws, { path: '/p/f01.txt' });
+    expect(one).toMatchObject({ total: 1, items: [{ path: '/p/f01.txt', type: 'file' }] });
+    await expect(admin.list(ws, { path: '/nope' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'directory /nope not found',
+    });
+    await expect(admin.list(ws, { limit: 5000 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+  });
+
+  it('makes directories, moves, copies, edits and removes', async () => {
+    const { admin } = w();
+    const ws = await w().workspace('tree');
+    expect(await admin.mkdir(ws, '/d')).toMatchObject({ path: '/d', type: 'directory' });
+    const a = await admin.writeFile(ws, '/d/a.txt', 'alpha beta\n');
+    const copy = await admin.copy(ws, '/d/a.txt', '/d/b.txt');
+    expect(copy).toMatchObject({ path: '/d/b.txt', hash: a.hash });
+    await expect(admin.copy(ws, '/d/a.txt', '/d/b.txt')).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
+    expect(await admin.copy(ws, '/d/a.txt', '/d/b.txt', { overwrite: true })).toMatchObject({
+      path: '/d/b.txt',
+    });
+    const moved = await admin.move(ws, '/d/a.txt', '/e/a.txt');
+    expect(moved).toMatchObject({ path: '/e/a.txt', hash: a.hash });
+    await expect(admin.stat(ws, '/d/a.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+
+    const dry = await admin.editFile(ws, '/e/a.txt', [{ oldText: 'beta', newText: 'gamma' }], {
+      dryRun: true,
+    });
+    expect(dry).toMatchObject({ dryRun: true, replacements: 1, info: { seq: moved.seq } });
+    expect(dry.diff).toContain('+alpha gamma');
+    const edited = await admin.editFile(ws, '/e/a.txt', [{ oldText: 'beta', newText: 'gamma' }]);
+    expect(edited.info.seq).toBeGreaterThan(moved.seq);
+    expect((await admin.readText(ws, '/e/a.txt')).text).toBe('alpha gamma\n');
+    await expect(
+      admin.editFile(ws, '/e/a.txt', [{ oldText: 'zeta', newText: 'eta' }]),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+
+    await expect(admin.remove(ws, '/d')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      data: { reason: 'not_empty' },
+    });
+    expect(await admin.remove(ws, '/d', { recursive: true })).toMatchObject({ removed: 2 });
+    expect(await admin.remove(ws, '/e/a.txt')).toMatchObject({ removed: 1 });
+    await expect(admin.remove(ws, '/e/a.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('lists versions, diffs them and restores an old one', async () => {
+    const { admin } = w();
+    const ws = await w().workspace('history');
+    const v1 = await admin.writeFile(ws, '/h.txt', 'a\n');
+    const v2 = await admin.writeFile(ws, '/h.txt', 'b\n', { message: 'second' });
+    const versions = await admin.listVersions(ws, '/h.txt');
+    expect(versions.items.map((v) => [v.seq, v.op, v.message])).toEqual([
+      [v2.seq, 'write', 'second'],
+      [v1.seq, 'write', null],
+    ]);
+    const page = await admin.listVersions(ws, '/h.txt', { limit: 1 });
+    expect(page.items).toHaveLength(1);
+    expect(page.nextCursor).not.toBeNull();
+
+    const diff = await admin.diff(ws, '/h.txt');
+    expect(diff).toMatchObject({ path: '/h.txt', from: v1.seq, to: v2.seq, binary: false });
+    expect(diff.diff).toContain('-a');
+    expect(diff.diff).toContain('+b');
+    expect((await admin.diff(ws, '/h.txt', { from: v2.seq, to: v1.seq })).diff).toContain('+a');
+
+    const old = await admin.readFile(ws, '/h.txt', { version: v1.seq });
+    expect((await bytesOf(old.body)).toString()).toBe('a\n');
+    expect(old.info.seq).toBe(v1.seq);
+    const restored = await admin.restore(ws, '/h.txt', v1.seq);
+    expect(restored.seq).toBeGreaterThan(v2.seq);
+    expect((await admin.readText(ws, '/h.txt')).text).toBe('a\n');
+
+    await admin.remove(ws, '/h.txt');
+    await admin.restore(ws, '/h.txt', v2.seq);
+    expect((await admin.readText(ws, '/h.txt')).text).toBe('b\n');
+    await expect(admin.restore(ws, '/h.txt', 9999)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(admin.readFile(ws, '/h.txt', { version: 9999 })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+  });
+}
