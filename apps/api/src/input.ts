@@ -135,11 +135,21 @@ export function pageQuery(c: Ctx): { cursor?: string; limit?: number } {
   };
 }
 
-/** The session label from `Satchel-Session`, for every call that takes CallOptions. */
+/**
+ * The session label from `Satchel-Session`, for every call that takes CallOptions. The header
+ * is percent-decoded (UTF-8) once, so any label of 1–200 characters can travel in it; a literal
+ * `%` must be sent as `%25`.
+ */
 export function sessionOption(c: Ctx): { session?: string } {
   const raw = c.req.header('Satchel-Session');
   if (raw === undefined) return {};
-  return { session: validate(SessionSchema, raw, 'Satchel-Session') };
+  let label: string;
+  try {
+    label = decodeURIComponent(raw);
+  } catch {
+    throw invalid('Satchel-Session', 'not valid percent-encoded UTF-8');
+  }
+  return { session: validate(SessionSchema, label, 'Satchel-Session') };
 }
 
 /** Session label and `Satchel-Lock-Token`, for every call that changes files. */

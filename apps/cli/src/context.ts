@@ -109,6 +109,11 @@ export class Context {
     this.env = readEnv(io.env);
   }
 
+  /** True once the run has talked to a server (SATCHEL_URL) rather than a data directory. */
+  get isRemote(): boolean {
+    return this.#remote !== null;
+  }
+
   /** Resolves the global options of the command being run. */
   invocation(cmd: Command): Invocation {
     this.command = commandPath(cmd);

@@ -126,7 +126,14 @@ function notFoundHint(error: SatchelError, command: string): string | undefined 
   return 'see what exists with `satchel ls -r`';
 }
 
-function hintFor(error: SatchelError, command: string): string | undefined {
+/** Where the key came from: SATCHEL_TOKEN when talking to a server (SATCHEL_URL), else --as. */
+function unauthenticatedHint(remote: boolean): string {
+  return remote
+    ? 'check SATCHEL_TOKEN: the server at SATCHEL_URL does not accept it (unknown, revoked or expired)'
+    : 'check the key given to --as; the admin lists keys with `satchel keys ls --all`';
+}
+
+function hintFor(error: SatchelError, command: string, remote: boolean): string | undefined {
   const { data } = error;
   if (typeof data.hint === 'string') return data.hint;
   switch (error.code) {
@@ -155,7 +162,7 @@ function hintFor(error: SatchelError, command: string): string | undefined {
     case 'LOCKED':
       return lockedHint(data, command);
     case 'UNAUTHENTICATED':
-      return 'check the key given to --as; the admin lists keys with `satchel keys ls --all`';
+      return unauthenticatedHint(remote);
     case 'FORBIDDEN':
       return forbiddenHint(data);
     case 'RATE_LIMITED':
@@ -176,12 +183,18 @@ export interface ErrorReport {
 /**
  * Turns anything thrown by a command into an exit code and stderr lines: `satchel: <message>
  * (<CODE>)` plus an optional hint. Unknown faults are `satchel: internal error: …` with exit 1;
- * the stack is shown only when `debug` is set.
+ * the stack is shown only when `debug` is set. `remote`: the run talks to a server (SATCHEL_URL),
+ * which changes what some hints point to.
  */
-export function describeError(error: unknown, command: string, debug: boolean): ErrorReport {
+export function describeError(
+  error: unknown,
+  command: string,
+  debug: boolean,
+  remote = false,
+): ErrorReport {
   if (error instanceof SatchelError && error.code !== 'INTERNAL') {
     const lines = [`satchel: ${error.message} (${error.code})`];
-    const hint = hintFor(error, command);
+    const hint = hintFor(error, command, remote);
     if (hint !== undefined) lines.push(`hint: ${hint}`);
     if (debug && error.stack) lines.push(error.stack);
     return { exitCode: EXIT_CODES[error.code], lines };

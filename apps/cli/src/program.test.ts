@@ -114,6 +114,16 @@ describe('describeError', () => {
     }
   });
 
+  it('points an unknown key to --as locally and to SATCHEL_TOKEN against a server', () => {
+    const error = new SatchelError('UNAUTHENTICATED', 'invalid API key');
+    expect(describeError(error, 'ls', false).lines[1]).toMatch(
+      /^hint: check the key given to --as/,
+    );
+    const remote = describeError(error, 'ls', false, true).lines[1];
+    expect(remote).toMatch(/^hint: check SATCHEL_TOKEN/);
+    expect(remote).not.toContain('--as');
+  });
+
   it('never shows a stack unless debugging', () => {
     const error = new TypeError('x is undefined');
     expect(describeError(error, 'ls', false).lines.join('\n')).not.toContain(' at ');

@@ -117,7 +117,12 @@ function report(error: unknown, context: Context, io: Io): number {
   // Commander already printed its message (or the help / version).
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
   if (isBrokenPipe(error)) return context.exitCode;
-  const { exitCode, lines } = describeError(error, context.command, context.env.debug);
+  const { exitCode, lines } = describeError(
+    error,
+    context.command,
+    context.env.debug,
+    context.isRemote,
+  );
   io.stderr.write(`${lines.join('\n')}\n`);
   return exitCode === EXIT_OK ? EXIT_INTERNAL : exitCode;
 }

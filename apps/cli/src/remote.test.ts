@@ -102,6 +102,7 @@ describe('satchel with SATCHEL_URL', () => {
     const bad = await remote(['ws', 'ls'], { token: 'satchel_nope' });
     expect(bad.code).toBe(5);
     expect(bad.stderr).toContain('(UNAUTHENTICATED)');
+    expect(bad.stderr).toContain('hint: check SATCHEL_TOKEN');
   });
 
   it('status names the server and who the token is', async () => {

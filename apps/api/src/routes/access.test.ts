@@ -133,6 +133,29 @@ describe('members and transfers', () => {
   });
 });
 
+describe('audit export and fsck', () => {
+  it('streams the engine’s JSONL export, byte for byte, to admins only', async () => {
+    const res = await h.request('GET', '/v1/audit/export');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toMatch(/^application\/x-ndjson/);
+    const text = await res.text();
+    let expected = '';
+    for await (const line of h.engine.exportAudit()) expected += line;
+    // The engine's export is read after the response: it may have grown by the request's entry.
+    expect(expected.startsWith(text)).toBe(true);
+    expect(text.split('\n').length).toBeGreaterThan(2);
+    const denied = await h.request('GET', '/v1/audit/export', { key: h.keys.editor });
+    expect(await problemOf(denied)).toMatchObject({ status: 403, reason: 'not_admin' });
+  });
+
+  it('runs fsck for admins only', async () => {
+    const res = await h.request('POST', '/v1/fsck');
+    expect(await res.json()).toMatchObject({ ok: true, corrupt: [], missing: [] });
+    const denied = await h.request('POST', '/v1/fsck', { key: h.keys.viewer });
+    expect(await problemOf(denied)).toMatchObject({ status: 403, reason: 'not_admin' });
+  });
+});
+
 describe('audit', () => {
   it('pages a workspace’s entries after an index, for owners only, and verifies the chain', async () => {
     await h.request('PUT', '/v1/workspaces/demo/files/a.txt', { body: 'a' });

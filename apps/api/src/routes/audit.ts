@@ -1,4 +1,7 @@
-/** The audit log: entries of one workspace (owners) or of all (admins), and chain verification. */
+/**
+ * The audit log — entries of one workspace (owners) or of all (admins), chain verification, the
+ * JSONL export — and fsck, the other admin check of the data directory.
+ */
 import { AuditQuerySchema } from '@satchel/core/schemas';
 import { type Context, Hono } from 'hono';
 import type { ApiEnv } from '../api-env.js';
@@ -22,7 +25,37 @@ function auditQuery(c: Context<ApiEnv>, workspace: string | undefined) {
   );
 }
 
-/** Routes /v1/workspaces/:ws/audit, /v1/audit and /v1/audit/verify. */
+/**
+ * The export's JSON lines as a streamed body. The first line is awaited before the response
+ * starts, so a refusal (not an admin) is an ordinary problem response; the rest is pulled as
+ * the client reads, and a client that goes away stops the export.
+ */
+async function exportResponse(c: Context<ApiEnv>, lines: AsyncIterable<string>): Promise<Response> {
+  const iterator = lines[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  const encoder = new TextEncoder();
+  let pending: IteratorResult<string> | null = first;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = pending ?? (await iterator.next());
+        pending = null;
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+      async cancel() {
+        await iterator.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return c.body(body, 200, {
+    'Content-Type': 'application/x-ndjson; charset=utf-8',
+    'Cache-Control': 'no-store',
+  });
+}
+
+/** Routes /v1/workspaces/:ws/audit, /v1/audit, /v1/audit/verify, /v1/audit/export, /v1/fsck. */
 export function auditRoutes(_config: RouteConfig): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.get('/workspaces/:ws/audit', async (c) =>
@@ -32,5 +65,7 @@ export function auditRoutes(_config: RouteConfig): Hono<ApiEnv> {
     c.json(await c.get('satchel').listAudit(auditQuery(c, undefined))),
   );
   app.get('/audit/verify', async (c) => c.json(await c.get('satchel').verifyAudit()));
+  app.get('/audit/export', async (c) => exportResponse(c, c.get('satchel').exportAudit()));
+  app.post('/fsck', async (c) => c.json(await c.get('satchel').fsck()));
   return app;
 }

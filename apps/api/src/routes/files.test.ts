@@ -90,6 +90,44 @@ describe('file content', () => {
       headers: { 'Satchel-Session': 'x'.repeat(201) },
     });
     expect(await problemOf(long)).toMatchObject({ status: 400, field: 'Satchel-Session' });
+    // Percent-decoded once: any label travels; a malformed escape is refused.
+    await h.request('PUT', file('/s.txt'), {
+      body: 'y',
+      headers: { 'Satchel-Session': '%20r%C3%BCn%2025%25%20' },
+    });
+    const decoded = await (await h.request('GET', '/v1/workspaces/demo/versions/s.txt')).json();
+    expect((decoded as { items: unknown[] }).items[0]).toMatchObject({ session: ' rün 25% ' });
+    const malformed = await h.request('PUT', file('/s.txt'), {
+      body: 'x',
+      headers: { 'Satchel-Session': '100%' },
+    });
+    expect(await problemOf(malformed)).toMatchObject({ status: 400, field: 'Satchel-Session' });
+  });
+
+  it('sends the whole FileInfo as headers on GET and HEAD', async () => {
+    const put = await h.request('PUT', file('/d/caf%C3%A9%20%25.txt'), {
+      body: 'x',
+      key: h.keys.editor,
+      headers: { 'Satchel-Session': 'r%C3%BCn' },
+    });
+    const info = (await put.json()) as Record<string, unknown>;
+    expect(info).toMatchObject({ path: '/d/café %.txt', author: 'ed', session: 'rün' });
+    for (const method of ['GET', 'HEAD']) {
+      const res = await h.request(method, file('/d/caf%C3%A9%20%25.txt'));
+      expect(res.headers.get('Satchel-Path'), method).toBe('/d/caf%C3%A9%20%25.txt');
+      expect(res.headers.get('Satchel-Author'), method).toBe('ed');
+      expect(res.headers.get('Satchel-Session'), method).toBe('r%C3%BCn');
+      expect(res.headers.get('Satchel-Modified'), method).toBe(info.modifiedAt);
+      expect(res.headers.get('Satchel-Modified'), method).toMatch(
+        /^\d{4}-\d\d-\d\dT[\d:]{8}\.\d{3}Z$/,
+      );
+      await res.body?.cancel();
+    }
+    await h.request('POST', '/v1/workspaces/demo/mkdir', { body: { path: '/e' } });
+    const dir = await h.request('HEAD', file('/e'));
+    expect(dir.headers.get('Satchel-Path')).toBe('/e');
+    expect(dir.headers.get('Satchel-Author')).toBe('admin');
+    expect(dir.headers.get('Satchel-Session')).toBeNull();
   });
 
   it('answers 409 when a path is of the other type', async () => {

@@ -52,12 +52,26 @@ function cacheControl(pinned: boolean): string {
   return pinned ? 'private, max-age=31536000, immutable' : 'private, no-cache';
 }
 
+/** The stored path for `Satchel-Path`: each segment percent-encoded, so any name is ASCII. */
+export function encodedPath(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/');
+}
+
+/**
+ * The FileInfo as headers, so a client rebuilds all of it from a read: the validators, type,
+ * size, digest, and `Satchel-Path`, `Satchel-Author`, `Satchel-Session` (percent-encoded, absent
+ * without a label) and `Satchel-Modified` (ISO 8601 with milliseconds).
+ */
 function readHeaders(info: FileInfo, pinned: boolean): Record<string, string> {
   const headers: Record<string, string> = {
     ...versionHeaders(info),
     'Satchel-Type': info.type,
+    'Satchel-Path': encodedPath(info.path),
+    'Satchel-Author': encodeURIComponent(info.author),
+    'Satchel-Modified': info.modifiedAt,
     'Cache-Control': cacheControl(pinned),
   };
+  if (info.session !== null) headers['Satchel-Session'] = encodeURIComponent(info.session);
   if (info.type === 'file') {
     headers['Accept-Ranges'] = 'bytes';
     headers['Content-Type'] = info.contentType ?? 'application/octet-stream';

@@ -16,6 +16,81 @@ const post = (op: string, body: Record<string, unknown>, key?: string) =>
 const read = async (path: string) =>
   (await h.request('GET', `/v1/workspaces/demo/files${path}`)).text();
 
+describe('batch writes', () => {
+  it('writes text and base64 bytes in one transaction, honouring session and lock headers', async () => {
+    const res = await post('batch', {
+      files: [
+        { path: '/b/t.txt', content: 'tëxt' },
+        { path: '/b/x.bin', content: 'AAH/', encoding: 'base64', ifNoneMatch: '*' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      items: [
+        { path: '/b/t.txt', size: 5 },
+        { path: '/b/x.bin', size: 3 },
+      ],
+      nextCursor: null,
+    });
+    const bin = await h.request('GET', '/v1/workspaces/demo/files/b/x.bin');
+    expect(new Uint8Array(await bin.arrayBuffer())).toEqual(new Uint8Array([0, 1, 255]));
+
+    const lock = (await (
+      await h.request('POST', '/v1/workspaces/demo/locks', { body: { path: '/b/t.txt' } })
+    ).json()) as { token: number };
+    const others = await post(
+      'batch',
+      { files: [{ path: '/b/t.txt', content: 'e' }] },
+      h.keys.editor,
+    );
+    expect(await problemOf(others)).toMatchObject({ status: 423, code: 'LOCKED' });
+    const fenced = await h.request('POST', '/v1/workspaces/demo/batch', {
+      body: { files: [{ path: '/b/t.txt', content: 'f' }] },
+      headers: { 'Satchel-Lock-Token': String(lock.token), 'Satchel-Session': 'b%C3%A4tch' },
+    });
+    expect(await fenced.json()).toMatchObject({ items: [{ path: '/b/t.txt', session: 'bätch' }] });
+
+    // All or nothing.
+    const failed = await post('batch', {
+      files: [
+        { path: '/b/new.txt', content: 'n' },
+        { path: '/a.txt', content: 'x', ifMatch: 99 },
+      ],
+    });
+    expect(await problemOf(failed)).toMatchObject({ status: 412, path: '/a.txt' });
+    expect((await h.request('HEAD', '/v1/workspaces/demo/files/b/new.txt')).status).toBe(404);
+  });
+
+  it('validates the body, naming the field', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{}, 'files'],
+      [{ files: [] }, 'files'],
+      [
+        { files: Array.from({ length: 1001 }, (_, i) => ({ path: `/${i}`, content: '' })) },
+        'files',
+      ],
+      [{ files: [{ path: '/x', content: 1 }] }, 'files.0.content'],
+      [{ files: [{ path: '/x', content: 'a', encoding: 'hex' }] }, 'files.0.encoding'],
+      [{ files: [{ path: '/x', content: 'not base64!', encoding: 'base64' }] }, 'files.0.content'],
+      [{ files: [{ path: '/x', content: 'a', ifMatch: -1 }] }, 'files.0.ifMatch'],
+      [{ files: [{ path: '/x', content: 'a', mode: 1 }] }, 'files.0.mode'],
+      [{ files: [{ path: '/x', content: 'a' }], extra: true }, 'extra'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await h.request('POST', '/v1/workspaces/demo/batch', {
+        body: body as Record<string, unknown>,
+      });
+      expect(await problemOf(res), field).toMatchObject({
+        status: 400,
+        code: 'INVALID_INPUT',
+        field,
+      });
+    }
+    const viewer = await post('batch', { files: [{ path: '/v', content: 'v' }] }, h.keys.viewer);
+    expect(await problemOf(viewer)).toMatchObject({ status: 403 });
+  });
+});
+
 describe('tree operations', () => {
   it('moves a file (history follows), refusing an occupied destination with 409', async () => {
     await h.request('PUT', '/v1/workspaces/demo/files/other.txt', { body: 'o' });
@@ -119,5 +194,26 @@ describe('history', () => {
     expect(await read('/a.txt')).toBe('alpha\nbeta\n');
     const bad = await post('restore', { path: '/a.txt', seq: 'one' });
     expect(await problemOf(bad)).toMatchObject({ status: 400, field: 'seq' });
+    // Every option of core's restore: conditions, message, session.
+    const exists = await post('restore', { path: '/a.txt', seq: 2, ifNoneMatch: '*' });
+    expect(await problemOf(exists)).toMatchObject({ status: 412, expected: '*' });
+    const stale = await post('restore', { path: '/a.txt', seq: 2, ifMatch: 1 });
+    expect(await problemOf(stale)).toMatchObject({ status: 412, expected: 1, actual: 3 });
+    const badCondition = await post('restore', { path: '/a.txt', seq: 2, ifNoneMatch: '"3"' });
+    expect(await problemOf(badCondition)).toMatchObject({ status: 400, field: 'ifNoneMatch' });
+    const ok = await post('restore', {
+      path: '/a.txt',
+      seq: 2,
+      ifMatch: 3,
+      message: 'redo',
+      session: 'r1',
+    });
+    expect(await ok.json()).toMatchObject({ seq: 4, session: 'r1' });
+    const versions = await (await h.request('GET', '/v1/workspaces/demo/versions/a.txt')).json();
+    expect((versions as { items: unknown[] }).items[0]).toMatchObject({
+      seq: 4,
+      message: 'redo',
+      session: 'r1',
+    });
   });
 });

@@ -1,13 +1,15 @@
-/** Tree operations as JSON calls: move, copy, edit and mkdir (paths travel in the body). */
+/** Tree operations as JSON calls: move, copy, edit, mkdir and batch writes (paths in the body). */
+
+import type { BatchFile } from '@satchel/core';
 import { Hono } from 'hono';
 import type { ApiEnv } from '../api-env.js';
 import type { RouteConfig } from '../app.js';
-import { CopyBody, EditBody, MkdirBody, MoveBody } from '../bodies.js';
+import { BatchBody, CopyBody, EditBody, MkdirBody, MoveBody } from '../bodies.js';
 import { versionHeaders } from '../http/conditional.js';
 import { mutationOptions, readJson } from '../input.js';
 
 /**
- * Routes under /v1/workspaces/:ws for move, copy, edit and mkdir. Conditions (`ifMatch`) are
+ * Routes under /v1/workspaces/:ws for move, copy, edit, mkdir and batch. Conditions (`ifMatch`) are
  * body fields here, because the URL does not name the file; `Satchel-Session` and
  * `Satchel-Lock-Token` headers override the body's `session` and `lockToken`.
  */
@@ -46,6 +48,19 @@ export function treeRoutes(config: RouteConfig): Hono<ApiEnv> {
       .get('satchel')
       .mkdir(c.req.param('ws'), path, { ...options, ...mutationOptions(c) });
     return c.json(info, 200, versionHeaders(info));
+  });
+
+  // All files or none (core's writeFiles); bytes travel as base64.
+  app.post('/workspaces/:ws/batch', async (c) => {
+    const { files, ...options } = await readJson(c, BatchBody, limit);
+    const batch: BatchFile[] = files.map(({ content, encoding, ...file }) => ({
+      ...file,
+      content: encoding === 'base64' ? new Uint8Array(Buffer.from(content, 'base64')) : content,
+    }));
+    const items = await c
+      .get('satchel')
+      .writeFiles(c.req.param('ws'), batch, { ...options, ...mutationOptions(c) });
+    return c.json({ items, nextCursor: null });
   });
 
   return app;

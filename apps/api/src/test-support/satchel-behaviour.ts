@@ -19,13 +19,6 @@ export interface SatchelFixture {
   close(): Promise<void>;
 }
 
-/** Methods an implementation is allowed to refuse (tested where the refusal is defined). */
-export type OptionalMethod = 'writeFiles' | 'fsck';
-
-export interface BehaviourOptions {
-  readonly unsupported?: readonly OptionalMethod[];
-}
-
 /** What the tests share: the admin, one principal per role, and a workspace factory. */
 export interface World {
   readonly admin: Satchel;
@@ -37,7 +30,6 @@ export interface World {
   readonly fixture: SatchelFixture;
   /** Creates workspace `name` with `ed` as editor and `vi` as viewer. */
   workspace(name: string): Promise<string>;
-  readonly supports: (method: OptionalMethod) => boolean;
 }
 
 export function sha256(bytes: Uint8Array): string {
@@ -73,11 +65,7 @@ function generated(block: Buffer, size: number): Readable {
  * Registers the suite as `describe(name)`. `make` opens the implementation on a fresh data
  * directory (once for the suite; every test works in workspaces of its own).
  */
-export function runSatchelBehaviour(
-  name: string,
-  make: () => Promise<SatchelFixture>,
-  options: BehaviourOptions = {},
-): void {
+export function runSatchelBehaviour(name: string, make: () => Promise<SatchelFixture>): void {
   describe(name, () => {
     let world: World;
     let fixture: SatchelFixture | undefined;
@@ -108,7 +96,6 @@ export function runSatchelBehaviour(
           await admin.setMember(ws, 'vi', 'viewer');
           return ws;
         },
-        supports: (method) => !(options.unsupported ?? []).includes(method),
       };
     });
     afterAll(async () => {
@@ -330,27 +317,97 @@ function fileBehaviour(w: () => World): void {
     expect((await admin.readText(ws, '/c.txt')).text).toBe('two\n');
   });
 
-  it('writes batches atomically, when supported', async (t) => {
-    if (!w().supports('writeFiles')) t.skip();
-    const { admin } = w();
+  it('writes batches atomically, text and bytes, fenced by locks', async () => {
+    const { admin, editor, viewer } = w();
     const ws = await w().workspace('batch');
-    const infos = await admin.writeFiles(ws, [
-      { path: '/1.txt', content: 'a' },
-      { path: '/2.txt', content: new Uint8Array([0, 1]) },
+    const bytes = new Uint8Array([0, 1, 2, 255, 10]);
+    const infos = await admin.writeFiles(
+      ws,
+      [
+        { path: '/1.txt', content: 'a' },
+        { path: 'dir/2.bin', content: bytes },
+        { path: '/é ü.txt', content: 'ünï', ifNoneMatch: '*' },
+      ],
+      { session: 'batch-run' },
+    );
+    expect(infos.map((i) => [i.path, i.size, i.session])).toEqual([
+      ['/1.txt', 1, 'batch-run'],
+      ['/dir/2.bin', 5, 'batch-run'],
+      ['/é ü.txt', Buffer.byteLength('ünï'), 'batch-run'],
     ]);
-    expect(infos.map((i) => i.path)).toEqual(['/1.txt', '/2.txt']);
+    expect(infos[1]?.hash).toBe(sha256(bytes));
+    expect(await bytesOf((await admin.readFile(ws, '/dir/2.bin')).body)).toEqual(
+      Buffer.from(bytes),
+    );
+    expect(await admin.stat(ws, '/é ü.txt')).toEqual(infos[2]);
+
+    // All or nothing: one failed condition and nothing of the batch is written.
     await expect(
       admin.writeFiles(ws, [
         { path: '/3.txt', content: 'c' },
         { path: '/1.txt', content: 'b', ifNoneMatch: '*' },
       ]),
-    ).rejects.toMatchObject({ code: 'PRECONDITION_FAILED' });
+    ).rejects.toMatchObject({ code: 'PRECONDITION_FAILED', data: { path: '/1.txt' } });
     await expect(admin.stat(ws, '/3.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const one = infos[0]?.seq ?? 0;
+    await expect(
+      admin.writeFiles(ws, [{ path: '/1.txt', content: 'b', ifMatch: one + 99 }]),
+    ).rejects.toMatchObject({ code: 'PRECONDITION_FAILED', data: { expected: one + 99 } });
+    await expect(admin.writeFiles(ws, [])).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      data: { field: 'files' },
+    });
+    await expect(
+      admin.writeFiles(ws, [
+        { path: '/4.txt', content: 'x' },
+        { path: '/4.txt', content: 'y' },
+      ]),
+    ).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: '/4.txt appears twice in the batch',
+    });
+    await expect(viewer.writeFiles(ws, [{ path: '/v.txt', content: 'v' }])).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+
+    const lock = await admin.acquireLock(ws, { path: '/1.txt' });
+    await expect(editor.writeFiles(ws, [{ path: '/1.txt', content: 'e' }])).rejects.toMatchObject({
+      code: 'LOCKED',
+      data: { holder: 'admin' },
+    });
+    const fenced = await admin.writeFiles(ws, [{ path: '/1.txt', content: 'f' }], {
+      lockToken: lock.token,
+    });
+    expect(fenced[0]).toMatchObject({ path: '/1.txt', size: 1 });
+    await admin.releaseLock(ws, lock.id);
   });
 
-  it('checks stored content with fsck, when supported', async (t) => {
-    if (!w().supports('fsck')) t.skip();
+  it('reads carry the whole FileInfo: author, session, exact time, stored path', async () => {
+    const { editor } = w();
+    const ws = await w().workspace('info');
+    const label = 'ünï run #7 ✓ 50% done';
+    const written = await editor.writeFile(ws, '/d/café ü.txt', 'x\n', { session: label });
+    expect(written).toMatchObject({ author: 'ed', session: label, path: '/d/café ü.txt' });
+    expect(await editor.stat(ws, '/d/café ü.txt')).toEqual(written);
+    const read = await editor.readFile(ws, '/d/café ü.txt');
+    expect(read.info).toEqual(written);
+    read.body.destroy();
+    const ranged = await editor.readFile(ws, '/d/café ü.txt', { range: { start: 1 } });
+    expect(ranged.info).toEqual(written);
+    ranged.body.destroy();
+    expect((await editor.readText(ws, '/d/café ü.txt')).info).toEqual(written);
+    const dir = await editor.stat(ws, '/d');
+    expect((await editor.list(ws)).items.find((i) => i.path === '/d')).toEqual(dir);
+    const versions = await editor.listVersions(ws, '/d/café ü.txt');
+    expect(versions.items[0]).toMatchObject({ session: label });
+  });
+
+  it('checks stored content with fsck (admins only)', async () => {
     expect(await w().admin.fsck()).toMatchObject({ ok: true, corrupt: [], missing: [] });
+    await expect(w().editor.fsck()).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      data: { reason: 'not_admin' },
+    });
   });
 
   it('errors are SatchelErrors', async () => {
@@ -466,6 +523,29 @@ function treeBehaviour(w: () => World): void {
     await admin.restore(ws, '/h.txt', v2.seq);
     expect((await admin.readText(ws, '/h.txt')).text).toBe('b\n');
     await expect(admin.restore(ws, '/h.txt', 9999)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const head = await admin.stat(ws, '/h.txt');
+    await expect(admin.restore(ws, '/h.txt', v1.seq, { ifNoneMatch: '*' })).rejects.toMatchObject({
+      code: 'PRECONDITION_FAILED',
+      data: { expected: '*' },
+    });
+    await expect(
+      admin.restore(ws, '/h.txt', v1.seq, { ifMatch: head.seq + 50 }),
+    ).rejects.toMatchObject({ code: 'PRECONDITION_FAILED', data: { actual: head.seq } });
+    const again = await admin.restore(ws, '/h.txt', v1.seq, {
+      ifMatch: head.seq,
+      message: 'back to a',
+      session: 'undo',
+    });
+    expect(again).toMatchObject({ session: 'undo' });
+    expect((await admin.listVersions(ws, '/h.txt', { limit: 1 })).items[0]).toMatchObject({
+      seq: again.seq,
+      message: 'back to a',
+      session: 'undo',
+    });
+    await admin.remove(ws, '/h.txt');
+    expect(await admin.restore(ws, '/h.txt', v1.seq, { ifNoneMatch: '*' })).toMatchObject({
+      path: '/h.txt',
+    });
     await expect(admin.readFile(ws, '/h.txt', { version: 9999 })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });

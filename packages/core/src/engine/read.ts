@@ -29,8 +29,7 @@ import {
   versionInfo,
 } from './context.js';
 import { resolveVersion } from './history.js';
-
-const DEFAULT_TEXT_BYTES = 1024 * 1024;
+import { checkTextOptions, sliceText } from './text-lines.js';
 
 /** The FileInfo of the head, or of version `seq` (NOT_FOUND if that version is a deletion). */
 async function locate(
@@ -134,106 +133,9 @@ export async function readText(
   rawOptions?: ReadTextOptions,
 ): Promise<TextSlice> {
   const options = parseOptions(ReadTextOptionsSchema, rawOptions);
-  if (options.tail !== undefined && (options.head !== undefined || options.offset !== undefined)) {
-    throw new SatchelError('INVALID_INPUT', 'tail cannot be combined with head or offset', {
-      field: 'tail',
-    });
-  }
-  if (options.head !== undefined && options.limit !== undefined) {
-    throw new SatchelError('INVALID_INPUT', 'use head or limit, not both', { field: 'head' });
-  }
+  checkTextOptions(options);
   const { info, body } = await readFile(ctx, workspace, rawPath, { version: options.version });
-  const maxBytes = options.maxBytes ?? DEFAULT_TEXT_BYTES;
-  const first = options.offset ?? 1;
-  const count = options.head ?? options.limit ?? Number.POSITIVE_INFINITY;
-  const lines = splitLines(body, info.path);
-
-  if (options.tail !== undefined) {
-    const ring: string[] = [];
-    let total = 0;
-    for await (const line of lines) {
-      total++;
-      ring.push(line);
-      if (ring.length > options.tail) ring.shift();
-    }
-    const { text, kept } = capText(ring, maxBytes);
-    const lineStart = total - ring.length + 1;
-    return {
-      info,
-      text,
-      lineStart,
-      lineEnd: lineStart + kept - 1,
-      totalLines: total,
-      truncated: kept < ring.length,
-    };
-  }
-
-  const selected: string[] = [];
-  let bytes = 0;
-  let index = 0;
-  let truncated = false;
-  for await (const line of lines) {
-    index++;
-    if (index < first) continue;
-    const size = Buffer.byteLength(line);
-    if (selected.length === count || bytes + size > maxBytes) {
-      truncated = true;
-      break;
-    }
-    selected.push(line);
-    bytes += size;
-  }
-  body.destroy();
-  return {
-    info,
-    text: selected.join(''),
-    lineStart: first,
-    lineEnd: first + selected.length - 1,
-    totalLines: truncated ? null : index,
-    truncated,
-  };
-}
-
-function capText(lines: readonly string[], maxBytes: number): { text: string; kept: number } {
-  // Keep the end: a tail that does not fit loses its first lines.
-  let bytes = 0;
-  let kept = 0;
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const size = Buffer.byteLength(lines[i] ?? '');
-    if (bytes + size > maxBytes) break;
-    bytes += size;
-    kept++;
-  }
-  return { text: lines.slice(lines.length - kept).join(''), kept };
-}
-
-/** Yields lines with their terminators; INVALID_INPUT if the content is not UTF-8 text. */
-async function* splitLines(body: AsyncIterable<Uint8Array>, path: string): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  const binary = () =>
-    new SatchelError('INVALID_INPUT', `${path} is a binary file; read it as bytes instead`, {
-      path,
-    });
-  let partial = '';
-  let sniffed = 0;
-  try {
-    for await (const piece of body) {
-      if (sniffed < 8192 && piece.subarray(0, 8192 - sniffed).includes(0)) throw binary();
-      sniffed += piece.byteLength;
-      partial += decoder.decode(piece, { stream: true });
-      let nl = partial.indexOf('\n');
-      while (nl !== -1) {
-        yield partial.slice(0, nl + 1);
-        partial = partial.slice(nl + 1);
-        nl = partial.indexOf('\n');
-      }
-    }
-    partial += decoder.decode();
-  } catch (error) {
-    if (error instanceof TypeError) throw binary();
-    throw error;
-  }
-  if (partial.length > 0) yield partial;
+  return sliceText(info, body, options);
 }
 
 export async function list(

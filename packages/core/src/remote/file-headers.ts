@@ -66,11 +66,11 @@ function modifiedAt(headers: Headers): string {
 
 /**
  * The FileInfo of a read's answer (200, 206 or HEAD). The API sends ETag/Satchel-Version,
- * Satchel-Type, Content-Length (Content-Range's total on a 206), Content-Type, Repr-Digest and
- * Last-Modified. Author, session, the exact time and the stored path are read from
- * `Satchel-Author`, `Satchel-Session`, `Satchel-Modified` and `Satchel-Path` when the server
- * sends them; without them author is "", session null, modifiedAt has whole seconds and the
- * path is the normalised requested path.
+ * Satchel-Type, Content-Length (Content-Range's total on a 206), Content-Type, Repr-Digest,
+ * Last-Modified, and the rest of the FileInfo as `Satchel-Path` (percent-encoded per segment),
+ * `Satchel-Author`, `Satchel-Session` (percent-encoded; absent without a label) and
+ * `Satchel-Modified` (ISO 8601 with milliseconds). From an older server without them, author
+ * is "", session null, modifiedAt has whole seconds and the path is the requested path.
  */
 export function infoFromHeaders(requested: string, headers: Headers): FileInfo {
   const type = headers.get('Satchel-Type') === 'directory' ? 'directory' : 'file';
@@ -83,7 +83,7 @@ export function infoFromHeaders(requested: string, headers: Headers): FileInfo {
     size,
     hash: hashOf(headers),
     contentType: type === 'file' ? headers.get('Content-Type') : null,
-    author: headers.get('Satchel-Author') ?? '',
+    author: decoded(headers.get('Satchel-Author')) ?? '',
     session: decoded(headers.get('Satchel-Session')),
     modifiedAt: modifiedAt(headers),
   };

@@ -53,23 +53,20 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// A header value travels as Latin-1 and is trimmed; the API does not decode escapes in it.
-const HEADER_SAFE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
-
 /**
- * `Satchel-Session: <label>` (nothing without a label). INVALID_INPUT for a label a header
- * cannot carry unchanged (the engine itself accepts any label of 1-200 characters).
+ * `Satchel-Session: <label>` (nothing without a label), percent-encoded (`encodeURIComponent`),
+ * which the API decodes: any label the engine accepts (1-200 characters) travels unchanged.
+ * INVALID_INPUT for a label that is not well-formed Unicode (a lone surrogate).
  */
 export function sessionHeader(label: string | undefined): Record<string, string | undefined> {
-  if (label !== undefined && !HEADER_SAFE.test(label)) {
-    throw new SatchelError(
-      'INVALID_INPUT',
-      'invalid session: over HTTP a session label must be printable ASCII without ' +
-        'leading or trailing spaces (it travels in the Satchel-Session header)',
-      { field: 'session' },
-    );
+  if (label === undefined) return { 'Satchel-Session': undefined };
+  try {
+    return { 'Satchel-Session': encodeURIComponent(label) };
+  } catch {
+    throw new SatchelError('INVALID_INPUT', 'invalid session: not well-formed Unicode text', {
+      field: 'session',
+    });
   }
-  return { 'Satchel-Session': label };
 }
 
 /** One path segment (a workspace name, a lock id, a path segment) for a URL. */

@@ -5,6 +5,7 @@
 import { Readable } from 'node:stream';
 import type { z } from 'zod';
 import { parseOptions } from '../engine/context.js';
+import { checkTextOptions, sliceText } from '../engine/text-lines.js';
 import { isSatchelError, SatchelError } from '../errors.js';
 import type { BatchFile, Content, FileStream } from '../satchel.js';
 import * as S from '../schemas.js';
@@ -23,7 +24,6 @@ import {
   sessionHeader,
   UploadStream,
 } from './http.js';
-import { checkTextOptions, sliceText } from './text-slice.js';
 
 export interface RemoteSatchelOptions {
   /** Base URL of the server, e.g. `http://127.0.0.1:8787` (the API lives under `/v1`). */
@@ -39,18 +39,26 @@ export interface RemoteSatchelOptions {
 const WorkspacePage = S.pageSchema(S.WorkspaceSchema);
 const VersionPage = S.pageSchema(S.VersionSchema);
 
+const BatchResult = S.pageSchema(S.FileInfoSchema);
+
+/** One file of a batch as the API's JSON: text as it is, bytes as base64. */
+function batchFileBody(file: BatchFile): Record<string, unknown> {
+  const { path, content, ifMatch, ifNoneMatch } = file;
+  const encoded =
+    content instanceof Uint8Array
+      ? {
+          content: Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString(
+            'base64',
+          ),
+          encoding: 'base64',
+        }
+      : { content };
+  return { path, ...encoded, ifMatch, ifNoneMatch };
+}
+
 function requestBody(content: Content): string | Uint8Array | UploadStream {
   if (typeof content === 'string' || content instanceof Uint8Array) return content;
   return new UploadStream(content);
-}
-
-/** INTERNAL for a method the API has no route for; nothing is sent. */
-export function unsupported(method: string, what: string): SatchelError {
-  return new SatchelError(
-    'INTERNAL',
-    `${method} is not available over HTTP: the API has no route for ${what}`,
-    { method, reason: 'unsupported' },
-  );
 }
 
 function isEmptyFileRange(error: unknown): boolean {
@@ -130,13 +138,28 @@ export class RemoteFileCalls {
     });
   }
 
-  /** Not available over HTTP: the API has no route that writes several files atomically. */
+  /**
+   * `POST …/batch`: all files in one transaction, or none. Text travels as it is, bytes as
+   * base64; the whole batch is one JSON body (the server's JSON limit, default 4 MiB, bounds it).
+   */
   async writeFiles(
-    _workspace: string,
-    _files: readonly BatchFile[],
-    _options?: S.MutationOptions,
+    workspace: string,
+    files: readonly BatchFile[],
+    options: S.MutationOptions = {},
   ): Promise<S.FileInfo[]> {
-    throw unsupported('writeFiles', 'writes of several files in one transaction');
+    const { session, lockToken } = parseOptions(S.MutationOptionsSchema, options);
+    if (!Array.isArray(files) || files.length === 0) {
+      throw new SatchelError('INVALID_INPUT', 'files must be a non-empty array', {
+        field: 'files',
+      });
+    }
+    const page = await this.http.json(BatchResult, {
+      method: 'POST',
+      path: `${this.ws(workspace)}/batch`,
+      headers: { ...this.headers(session), ...conditionHeaders({ lockToken }) },
+      json: { files: files.map(batchFileBody) },
+    });
+    return page.items;
   }
 
   async appendFile(

@@ -3,15 +3,13 @@
  * that a frontend works the same on a server as on a data directory. The file methods are in
  * remote-file-calls.ts; locks, access and the audit log are here.
  */
-import { canonical } from '../audit/audit-chain.js';
+import { SatchelError } from '../errors.js';
 import type { Satchel } from '../satchel.js';
 import * as S from '../schemas.js';
 import { segment } from './http.js';
-import { RemoteFileCalls, unsupported } from './remote-file-calls.js';
+import { RemoteFileCalls } from './remote-file-calls.js';
 
 export type { RemoteSatchelOptions } from './remote-file-calls.js';
-
-const AUDIT_EXPORT_PAGE = 1000;
 
 const LockPage = S.pageSchema(S.LockSchema);
 const PrincipalPage = S.pageSchema(S.PrincipalSchema);
@@ -22,16 +20,15 @@ const AuditPage = S.pageSchema(S.AuditEntrySchema);
 
 /**
  * The Satchel interface over HTTP: each method is one request to the API (`readText` reads the
- * file and slices it here; `exportAudit` pages through `GET /v1/audit`), acting as the
+ * file and slices it here, by the engine's own rules), acting as the
  * principal of `token`. Results and errors are those of the engine behind the server: a
  * problem+json answer becomes a SatchelError with the same `code`, message (`detail`) and
  * `data`. File content streams both ways: `writeFile` sends a stream as it is produced, and
  * `readFile`'s body is the download itself, pulled as it is read.
  *
  * A server that cannot be reached (refused, reset, DNS, TLS) is INTERNAL "cannot reach <url>:
- * …", which the CLI reports with exit 1. Calls the API has no route for (`writeFiles`, `fsck`)
- * fail with INTERNAL without sending anything. `close()` does nothing: there is no connection
- * of its own to release.
+ * …", which the CLI reports with exit 1. `close()` does nothing: there is no connection of its
+ * own to release.
  */
 export class RemoteSatchel extends RemoteFileCalls implements Satchel {
   // Locks
@@ -180,22 +177,34 @@ export class RemoteSatchel extends RemoteFileCalls implements Satchel {
 
   /**
    * The whole log as JSON lines, byte for byte the engine's export (RFC 8785 canonical JSON,
-   * `time` in epoch milliseconds), read page by page from `GET /v1/audit` (admins).
+   * `time` in epoch milliseconds), streamed from `GET /v1/audit/export` (admins).
    */
   async *exportAudit(): AsyncIterable<string> {
-    let after: string | undefined;
-    do {
-      const page = await this.listAudit({ cursor: after, limit: AUDIT_EXPORT_PAGE });
-      for (const { time, ...entry } of page.items) {
-        yield `${canonical({ ...entry, time: Date.parse(time) })}\n`;
+    const res = await this.http.send({
+      method: 'GET',
+      path: '/v1/audit/export',
+      headers: this.headers(),
+    });
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    let partial = '';
+    for await (const piece of this.http.pieces(res)) {
+      partial += decoder.decode(piece, { stream: true });
+      let nl = partial.indexOf('\n');
+      while (nl !== -1) {
+        yield partial.slice(0, nl + 1);
+        partial = partial.slice(nl + 1);
+        nl = partial.indexOf('\n');
       }
-      after = page.nextCursor ?? undefined;
-    } while (after !== undefined);
+    }
+    partial += decoder.decode();
+    if (partial !== '') {
+      throw new SatchelError('INTERNAL', `the audit export from ${this.url} ended mid-line`);
+    }
   }
 
-  /** Not available over HTTP: run `satchel fsck` where the data directory is. */
+  /** `POST /v1/fsck`: re-hashes all content on the server and checks every reference (admin). */
   async fsck(): Promise<S.FsckReport> {
-    throw unsupported('fsck', 'fsck');
+    return this.post(S.FsckReportSchema, '/v1/fsck', {});
   }
 
   async close(): Promise<void> {}

@@ -1,7 +1,7 @@
 /**
- * `readText` over a byte stream: lines by head, tail or offset/limit, bounded by `maxBytes`. The
- * API has no route for it, so RemoteSatchel reads the file and slices it here, by the same rules
- * as the engine's `readText` (engine/read.ts), which could share this function.
+ * `readText` over a byte stream: lines by head, tail or offset/limit, bounded by `maxBytes`.
+ * The one implementation of its rules: the engine's `readText` (read.ts) slices a stored file
+ * with it, and RemoteSatchel (which has no text route) slices the downloaded bytes with it.
  */
 import type { Readable } from 'node:stream';
 import { SatchelError } from '../errors.js';
