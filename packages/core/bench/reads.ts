@@ -23,7 +23,7 @@ const FILE_SIZE = 4 * KIB;
 const WARMUP_READS = 1000;
 
 /** Distinct 4 KiB UTF-8 texts (64 lines of 63 hex digits), so readText accepts them. */
-function textContents(count: number): Buffer[] {
+export function textContents(count: number): Buffer[] {
   const lineCount = FILE_SIZE / 64;
   return Array.from({ length: count }, (_, i) => {
     const hex = randomBytes(lineCount * 32).toString('hex');
@@ -36,7 +36,7 @@ function textContents(count: number): Buffer[] {
 }
 
 /** Deterministic indexes (mulberry32), identical for every side and round. */
-function randomOrder(count: number, modulo: number, seed: number): number[] {
+export function randomOrder(count: number, modulo: number, seed: number): number[] {
   let a = seed >>> 0;
   return Array.from({ length: count }, () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -1,10 +1,9 @@
 /** Streamed 1 GiB write: core writeFile(read stream) vs pipeline copy + fsync, in child processes. */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { open, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { open, readdir, rm, stat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import type { StreamChildResult } from './stream-child.js';
 import {
   type BenchConfig,
   type Check,
@@ -18,8 +17,49 @@ import {
 } from './util.js';
 
 const run = promisify(execFile);
-const CHILD = join(CORE_DIR, 'bench', 'stream-child.ts');
+/** Plain JavaScript on `dist/`, so that the children's RSS is not the TypeScript loader's. */
+const CHILD = join(CORE_DIR, 'bench', 'stream-child.mjs');
+const SRC = join(CORE_DIR, 'src');
+const DIST = join(CORE_DIR, 'dist');
 const RSS_LIMIT_MB = 150;
+
+/** What stream-child.mjs prints (one JSON line). */
+export interface StreamChildResult {
+  readonly mode: 'raw' | 'core';
+  readonly bytes: number;
+  readonly seconds: number;
+  /** Resident set size just before the timed part, KiB. */
+  readonly rssBeforeKiB: number;
+  /** Peak resident set size of the child (`process.resourceUsage().maxRSS`), KiB. */
+  readonly maxRssKiB: number;
+}
+
+/**
+ * Refuses to measure a `dist/` older than the sources it is built from (the children run on
+ * dist): a stale build would be reported as the current engine. `pnpm bench` builds first;
+ * `pnpm --filter @satchel/core bench` and `npx tsx bench/run.ts` do not.
+ */
+async function checkDistFresh(): Promise<void> {
+  const stale: string[] = [];
+  for (const entry of await readdir(SRC, { recursive: true, withFileTypes: true })) {
+    const name = entry.name;
+    if (!entry.isFile() || !name.endsWith('.ts') || name.endsWith('.d.ts')) continue;
+    if (name.endsWith('.test.ts') || name.endsWith('.contract.ts')) continue;
+    const source = join(entry.parentPath, name);
+    const rel = relative(SRC, source);
+    if (rel.startsWith('test-support')) continue;
+    const built = join(DIST, rel.replace(/\.ts$/, '.js'));
+    const [src, out] = await Promise.all([stat(source), stat(built).catch(() => null)]);
+    if (!out || out.mtimeMs < src.mtimeMs) stale.push(rel);
+  }
+  if (stale.length > 0) {
+    const shown = stale.slice(0, 5).join(', ') + (stale.length > 5 ? ', …' : '');
+    throw new Error(
+      `dist/ is missing or older than src/ (${shown}); the stream benchmark runs on dist: ` +
+        'build first with `pnpm --filter @satchel/core build` (or run `pnpm bench`)',
+    );
+  }
+}
 
 /** Writes `mb` MiB: one random MiB repeated (cheap, and nothing in it compresses or dedupes). */
 async function generateSource(path: string, mb: number): Promise<void> {
@@ -36,7 +76,7 @@ async function generateSource(path: string, mb: number): Promise<void> {
   }
 }
 
-/** Runs one child (`node --import tsx bench/stream-child.ts`) on a fresh directory. */
+/** Runs one child (`node bench/stream-child.mjs`) on a fresh directory. */
 async function child(
   config: BenchConfig,
   mode: 'raw' | 'core',
@@ -45,7 +85,7 @@ async function child(
 ): Promise<StreamChildResult> {
   const dir = await freshDir(config, `stream-${mode}-${round}`);
   try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', CHILD, mode, source, dir], {
+    const { stdout } = await run(process.execPath, [CHILD, mode, source, dir], {
       cwd: CORE_DIR,
       maxBuffer: MIB,
     });
@@ -60,8 +100,9 @@ export async function streamedWrite(config: BenchConfig): Promise<Check[]> {
   const mb = config.streamMb;
   console.log(
     `\n[5] streamed ${mb} MiB writeFile from fs.createReadStream, ` +
-      `${config.streamRounds} rounds, each side in its own process`,
+      `${config.streamRounds} rounds, each side in its own node process (core from dist/)`,
   );
+  await checkDistFresh();
   const source = join(await freshDir(config, 'stream-src'), 'source.bin');
   try {
     await generateSource(source, mb);
