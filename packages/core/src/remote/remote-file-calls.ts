@@ -1,9 +1,8 @@
 /**
  * The file half of RemoteSatchel (remote-satchel.ts): workspaces, file content, the tree,
- * history and the change feed over the REST API, and the request helpers both halves use.
+ * history and the change feed over the REST API (request helpers: remote-base.ts).
  */
 import { Readable } from 'node:stream';
-import type { z } from 'zod';
 import { parseOptions } from '../engine/context.js';
 import { checkTextOptions, sliceText } from '../engine/text-lines.js';
 import { isSatchelError, SatchelError } from '../errors.js';
@@ -16,25 +15,7 @@ import {
   servedRange,
   urlPath,
 } from './file-headers.js';
-import {
-  HttpClient,
-  type Query,
-  type RequestSpec,
-  segment,
-  sessionHeader,
-  UploadStream,
-} from './http.js';
-
-export interface RemoteSatchelOptions {
-  /** Base URL of the server, e.g. `http://127.0.0.1:8787` (the API lives under `/v1`). */
-  readonly url: string;
-  /** API key, sent as `Authorization: Bearer <key>`; every call acts as its principal. */
-  readonly token: string;
-  /** Default: the global fetch. Tests and proxies pass their own. */
-  readonly fetch?: typeof fetch;
-  /** Session label sent with every call that does not name its own (`Satchel-Session`). */
-  readonly session?: string;
-}
+import { type RequestSpec, UploadStream } from './http.js';
 
 const WorkspacePage = S.pageSchema(S.WorkspaceSchema);
 const VersionPage = S.pageSchema(S.VersionSchema);
@@ -69,21 +50,10 @@ function isEmptyFileRange(error: unknown): boolean {
   );
 }
 
+import { RemoteBase } from './remote-base.js';
+
 /** Workspaces, files, tree, history and changes over HTTP; see RemoteSatchel for the contract. */
-export class RemoteFileCalls {
-  protected readonly http: HttpClient;
-  protected readonly session: string | undefined;
-
-  constructor(options: RemoteSatchelOptions) {
-    this.http = new HttpClient(options);
-    this.session = options.session;
-  }
-
-  /** The server's base URL, normalised (no trailing slash). */
-  get url(): string {
-    return this.http.url;
-  }
-
+export class RemoteFileCalls extends RemoteBase {
   // Workspaces
 
   async createWorkspace(name: string, options: S.CallOptions = {}): Promise<S.Workspace> {
@@ -351,54 +321,6 @@ export class RemoteFileCalls {
         path: options.path,
         wait: options.waitSeconds,
       },
-    });
-  }
-
-  // Requests
-
-  /** `Satchel-Session`: the call's label, else the client's. */
-  protected headers(session?: string): Record<string, string | undefined> {
-    return sessionHeader(session ?? this.session);
-  }
-
-  protected ws(name: string): string {
-    return `/v1/workspaces/${segment(name)}`;
-  }
-
-  protected file(workspace: string, path: string): string {
-    return `${this.ws(workspace)}/files/${urlPath(path)}`;
-  }
-
-  protected async get<T extends z.ZodType>(
-    schema: T,
-    path: string,
-    query?: Query,
-  ): Promise<z.infer<T>> {
-    return this.http.json(schema, { method: 'GET', path, headers: this.headers(), query });
-  }
-
-  protected async post<T extends z.ZodType>(
-    schema: T,
-    path: string,
-    json: unknown,
-  ): Promise<z.infer<T>> {
-    return this.http.json(schema, { method: 'POST', path, headers: this.headers(), json });
-  }
-
-  /** POST …/move, copy, edit, mkdir, restore: options in the body, session and lock as headers. */
-  protected async treeCall<T extends z.ZodType>(
-    schema: T,
-    workspace: string,
-    action: string,
-    fields: Record<string, unknown>,
-    options: S.MutationOptions,
-  ): Promise<z.infer<T>> {
-    const { session, lockToken, ...rest } = options;
-    return this.http.json(schema, {
-      method: 'POST',
-      path: `${this.ws(workspace)}/${action}`,
-      headers: { ...this.headers(session), ...conditionHeaders({ lockToken }) },
-      json: { ...fields, ...rest },
     });
   }
 

@@ -9,7 +9,7 @@ import * as S from '../schemas.js';
 import { segment } from './http.js';
 import { RemoteFileCalls } from './remote-file-calls.js';
 
-export type { RemoteSatchelOptions } from './remote-file-calls.js';
+export type { RemoteSatchelOptions } from './remote-base.js';
 
 const LockPage = S.pageSchema(S.LockSchema);
 const PrincipalPage = S.pageSchema(S.PrincipalSchema);
