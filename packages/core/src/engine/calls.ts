@@ -16,7 +16,7 @@ import type { LockWaiters } from '../locks/locks.js';
 import { normalizePath, validateWorkspaceName } from '../paths.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { GroupCommitter } from '../store/group-commit.js';
-import type { MetadataStore, MetadataTx } from '../store/metadata/metadata-store.js';
+import type { MetadataStore, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
 import type { ChangeNotifier } from './changes.js';
 import type { EngineContext, EngineLimits } from './context.js';
 import { requireWorkspace } from './context.js';
@@ -72,6 +72,24 @@ function seqOf(result: unknown): number | null {
   return typeof value?.info?.seq === 'number' ? value.info.seq : null;
 }
 
+/**
+ * The store as one call sees it: outside transactions, a workspace row is read once per call —
+ * not once for the authorisation and again by the operation. Transactions read their own.
+ */
+function callStore(store: MetadataStore): MetadataStore {
+  const rows = new Map<string, Promise<WorkspaceRow | undefined>>();
+  const view = Object.create(store) as MetadataStore;
+  view.findWorkspace = (name: string) => {
+    let row = rows.get(name);
+    if (!row) {
+      row = store.findWorkspace(name);
+      rows.set(name, row);
+    }
+    return row;
+  };
+  return view;
+}
+
 /** The call machinery shared by the engine's method groups (file-calls.ts, local-satchel.ts). */
 export abstract class AuditedCalls {
   constructor(
@@ -94,7 +112,7 @@ export abstract class AuditedCalls {
       code: null,
     });
     return {
-      store,
+      store: callStore(store),
       blobs,
       clock,
       limits,
