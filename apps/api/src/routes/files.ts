@@ -157,22 +157,28 @@ export function fileRoutes(config: RouteConfig): Hono<ApiEnv> {
   // HEAD is routed here too (Hono answers HEAD with the GET route); `read` tells them apart.
   app.get('/workspaces/:ws/files/*', read);
 
-  app.put('/workspaces/:ws/files/*', async (c) => {
+  /** What PUT and POST ?append share: the target, its call options and the streamed body. */
+  async function upload(c: Context<ApiEnv, '/workspaces/:ws/files/*'>, createOnly: boolean) {
     const satchel = c.get('satchel');
     const ws = c.req.param('ws');
     const path = urlPath(c, PATH_OFFSET);
-    const options = mutationOptions(c);
     const message = c.req.query('message');
     const conditions = await writeConditions(headerOf(c), path, () => headSeq(satchel, ws, path), {
-      createOnly: true,
+      createOnly,
     });
-    const info = await satchel.writeFile(ws, path, uploadBody(c, config.maxBodyBytes), {
-      ...options,
+    const options = {
+      ...mutationOptions(c),
       ...conditions,
       ...(message === undefined ? {} : { message }),
-    });
+    };
+    return { satchel, ws, path, options, body: uploadBody(c, config.maxBodyBytes) };
+  }
+
+  app.put('/workspaces/:ws/files/*', async (c) => {
+    const { satchel, ws, path, options, body } = await upload(c, true);
+    const info = await satchel.writeFile(ws, path, body, options);
     // Only a create-only write is known to have created the file (core does not say).
-    return c.json(info, conditions.ifNoneMatch === '*' ? 201 : 200, versionHeaders(info));
+    return c.json(info, options.ifNoneMatch === '*' ? 201 : 200, versionHeaders(info));
   });
 
   app.post('/workspaces/:ws/files/*', async (c) => {
@@ -181,19 +187,8 @@ export function fileRoutes(config: RouteConfig): Hono<ApiEnv> {
         data: { field: 'append' },
       });
     }
-    const satchel = c.get('satchel');
-    const ws = c.req.param('ws');
-    const path = urlPath(c, PATH_OFFSET);
-    const options = mutationOptions(c);
-    const message = c.req.query('message');
-    const conditions = await writeConditions(headerOf(c), path, () => headSeq(satchel, ws, path), {
-      createOnly: false,
-    });
-    const info = await satchel.appendFile(ws, path, uploadBody(c, config.maxBodyBytes), {
-      ...options,
-      ...conditions,
-      ...(message === undefined ? {} : { message }),
-    });
+    const { satchel, ws, path, options, body } = await upload(c, false);
+    const info = await satchel.appendFile(ws, path, body, options);
     return c.json(info, 200, versionHeaders(info));
   });
 

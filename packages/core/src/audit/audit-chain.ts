@@ -10,17 +10,8 @@ import { SatchelError } from '../errors.js';
 import { type AuditRow, auditHead, insertAuditRows } from '../store/metadata/audit-queries.js';
 import type { MetadataTx } from '../store/metadata/metadata-store.js';
 
-export interface AuditInput {
-  time: number;
-  actor: string;
-  session: string | null;
-  action: string;
-  workspace: string | null;
-  path: string | null;
-  seq: number | null;
-  outcome: 'ok' | 'refused' | 'error';
-  code: string | null;
-}
+/** One call as the log records it: the `audit` row without its place in the chain. */
+export type AuditInput = Omit<AuditRow, 'idx' | 'prev_hash' | 'hash'>;
 
 export interface AuditEntry extends AuditInput {
   idx: number;
