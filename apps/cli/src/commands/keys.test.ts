@@ -1,7 +1,7 @@
 /** `principals`, `keys`, `members` and `--as` on a real data directory. */
 import type { CreatedKey, KeyInfo, Member } from '@satchel/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TestCli } from '../testing.js';
+import { REMOTE_TARGET, TestCli } from '../testing.js';
 
 let cli: TestCli;
 beforeEach(async () => {
@@ -89,7 +89,9 @@ describe('satchel principals and keys', () => {
     expect(revoked.code).toBe(5);
     expect(revoked.stderr).toBe(
       'satchel: invalid API key: the key was revoked (UNAUTHENTICATED)\n' +
-        'hint: check the key given to --as; the admin lists keys with `satchel keys ls --all`\n',
+        (REMOTE_TARGET
+          ? 'hint: check SATCHEL_TOKEN: the server at SATCHEL_URL does not accept it (unknown, revoked or expired)\n'
+          : 'hint: check the key given to --as; the admin lists keys with `satchel keys ls --all`\n'),
     );
     const garbage = await cli.in('w', ['ls', '--as', 'nope']);
     expect(garbage.code).toBe(5);
