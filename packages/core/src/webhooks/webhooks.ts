@@ -1,0 +1,264 @@
+/**
+ * Webhook subscriptions of a workspace: create (the secret is returned once and stored sealed),
+ * list, get, update (re-enabling is how a subscription recovers after a 410), delete, and the
+ * delivery log. Authorisation and audit are the caller's (engine/local-satchel.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import picomatch from 'picomatch';
+import {
+  decodeCursor,
+  type EngineContext,
+  encodeCursor,
+  iso,
+  parseOptions,
+  requireWorkspace,
+} from '../engine/context.js';
+import { SatchelError } from '../errors.js';
+import {
+  type CreatedWebhook,
+  type CreateWebhook,
+  CreateWebhookSchema,
+  type Page,
+  type PageOptions,
+  PageOptionsSchema,
+  type UpdateWebhook,
+  UpdateWebhookSchema,
+  type VersionOp,
+  VersionOpSchema,
+  type Webhook,
+  type WebhookDelivery,
+} from '../schemas.js';
+import type { MetadataQueries } from '../store/metadata/metadata-store.js';
+import type { AttemptRow, DeliveryRow, WebhookRow } from '../store/metadata/webhook-queries.js';
+import * as q from '../store/metadata/webhook-queries.js';
+import { generateWebhookSecret, type SecretBox } from './secret-box.js';
+import { type AllowList, checkWebhookUrl, type Resolver, resolveAll } from './ssrf.js';
+
+/** Most subscriptions one workspace may have. */
+export const MAX_WEBHOOKS_PER_WORKSPACE = 50;
+
+/** What the engine keeps for webhooks: the SSRF allow-list, the secret box, the dispatcher. */
+export interface WebhookServices {
+  readonly allow: AllowList;
+  readonly secrets: SecretBox;
+  readonly resolve: Resolver;
+  /** The dispatcher this engine runs (`startWebhooks`), stopped before the engine closes. */
+  dispatcher: { stop(): Promise<void> } | null;
+}
+
+export function webhookServices(
+  allow: AllowList,
+  secrets: SecretBox,
+  resolve: Resolver = resolveAll,
+): WebhookServices {
+  return { allow, secrets, resolve, dispatcher: null };
+}
+
+/** Whether an event goes to a subscription: its type is subscribed and its path matches the glob. */
+export function webhookFilter(
+  row: Pick<WebhookRow, 'events' | 'path_glob'>,
+): (type: string, path: string) => boolean {
+  const events = new Set(JSON.parse(row.events) as string[]);
+  const glob = row.path_glob;
+  // Like `list`'s glob: matched against the path without its leading "/", dotfiles included.
+  const isMatch = glob === null ? () => true : picomatch(glob.replace(/^\/+/, ''), { dot: true });
+  return (type, path) => events.has(type) && isMatch(path.slice(1));
+}
+
+function webhookOut(row: WebhookRow, workspace: string): Webhook {
+  return {
+    id: row.id,
+    workspace,
+    url: row.url,
+    events: JSON.parse(row.events) as VersionOp[],
+    path: row.path_glob,
+    description: row.description,
+    enabled: row.enabled === 1,
+    disabledReason: row.disabled_reason,
+    createdAt: iso(Number(row.created_at)),
+    createdBy: row.created_by,
+  };
+}
+
+function deliveryOut(row: DeliveryRow, attempts: readonly AttemptRow[]): WebhookDelivery {
+  const at = (ms: number | null) => (ms === null ? null : iso(Number(ms)));
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    eventSeq: Number(row.event_seq),
+    eventType: row.event_type,
+    path: row.event_path,
+    status: row.status,
+    attempts: Number(row.attempts),
+    nextAttemptAt: at(row.next_attempt_at),
+    lastStatus: row.last_status === null ? null : Number(row.last_status),
+    lastError: row.last_error,
+    createdAt: iso(Number(row.created_at)),
+    deliveredAt: at(row.delivered_at),
+    log: attempts.map((a) => ({
+      at: iso(Number(a.at)),
+      status: a.status === null ? null : Number(a.status),
+      error: a.error,
+      durationMs: Number(a.duration_ms),
+    })),
+  };
+}
+
+function webhookNotFound(id: string): SatchelError {
+  return new SatchelError('NOT_FOUND', `webhook ${id} not found`, { webhook: id });
+}
+
+async function requireWebhook(
+  db: MetadataQueries,
+  workspaceId: string,
+  id: string,
+): Promise<WebhookRow> {
+  const row = await q.webhookById(db.kysely, workspaceId, id);
+  if (!row) throw webhookNotFound(id);
+  return row;
+}
+
+/**
+ * Subscribes `input.url` to the workspace's changes from now on (no back-fill of history).
+ * INVALID_INPUT for a bad URL, or one the SSRF guard refuses (`data.reason` 'ssrf' naming the
+ * address); TOO_LARGE past MAX_WEBHOOKS_PER_WORKSPACE. The secret is in the result only.
+ */
+export async function createWebhook(
+  ctx: EngineContext,
+  hooks: WebhookServices,
+  workspace: string,
+  input: CreateWebhook,
+): Promise<CreatedWebhook> {
+  const options = parseOptions(CreateWebhookSchema, input);
+  const url = await checkWebhookUrl(options.url, hooks.allow, hooks.resolve);
+  const id = `wh_${randomBytes(8).toString('hex')}`;
+  const secret = generateWebhookSecret();
+  const sealed = await hooks.secrets.seal(secret, id);
+  const events = [...new Set(options.events ?? VersionOpSchema.options)];
+  return ctx.commit(async (tx) => {
+    const ws = await requireWorkspace(tx, workspace);
+    const existing = await q.listWebhooks(tx.kysely, ws.id);
+    if (existing.length >= MAX_WEBHOOKS_PER_WORKSPACE) {
+      throw new SatchelError(
+        'TOO_LARGE',
+        `${workspace} has ${existing.length} webhooks, the most a workspace may have`,
+        { limit: MAX_WEBHOOKS_PER_WORKSPACE },
+      );
+    }
+    const row: WebhookRow = {
+      id,
+      workspace_id: ws.id,
+      url: url.href,
+      events: JSON.stringify(events),
+      path_glob: options.path ?? null,
+      description: options.description ?? null,
+      secret_ciphertext: sealed,
+      enabled: 1,
+      disabled_reason: null,
+      cursor: Number(ws.seq),
+      created_at: ctx.clock(),
+      created_by: ctx.actor.name,
+    };
+    await q.insertWebhook(tx.kysely, row);
+    return { ...webhookOut(row, ws.name), secret };
+  });
+}
+
+export async function listWebhooks(ctx: EngineContext, workspace: string): Promise<Webhook[]> {
+  const ws = await requireWorkspace(ctx.store, workspace);
+  return (await q.listWebhooks(ctx.store.kysely, ws.id)).map((row) => webhookOut(row, ws.name));
+}
+
+export async function getWebhook(
+  ctx: EngineContext,
+  workspace: string,
+  id: string,
+): Promise<Webhook> {
+  const ws = await requireWorkspace(ctx.store, workspace);
+  return webhookOut(await requireWebhook(ctx.store, ws.id, id), ws.name);
+}
+
+/**
+ * Changes a subscription. `enabled: false` stops delivery (queued deliveries become dead);
+ * `enabled: true` resumes it from the workspace's current seq and clears the disabled reason.
+ * A new URL passes the same checks as at creation.
+ */
+export async function updateWebhook(
+  ctx: EngineContext,
+  hooks: WebhookServices,
+  workspace: string,
+  id: string,
+  change: UpdateWebhook,
+): Promise<Webhook> {
+  const options = parseOptions(UpdateWebhookSchema, change);
+  const url =
+    options.url === undefined
+      ? undefined
+      : (await checkWebhookUrl(options.url, hooks.allow, hooks.resolve)).href;
+  return ctx.commit(async (tx) => {
+    const ws = await requireWorkspace(tx, workspace);
+    const row = await requireWebhook(tx, ws.id, id);
+    const next: Partial<WebhookRow> = {};
+    if (url !== undefined) next.url = url;
+    if (options.events !== undefined) next.events = JSON.stringify([...new Set(options.events)]);
+    if (options.path !== undefined) next.path_glob = options.path;
+    if (options.description !== undefined) next.description = options.description;
+    if (options.enabled === true && row.enabled === 0) {
+      Object.assign(next, { enabled: 1, disabled_reason: null, cursor: Number(ws.seq) });
+    } else if (options.enabled === false && row.enabled === 1) {
+      const reason = `disabled by ${ctx.actor.name}`;
+      Object.assign(next, { enabled: 0, disabled_reason: reason });
+      await q.killActiveDeliveries(tx.kysely, id, reason);
+    }
+    if (Object.keys(next).length > 0) await q.updateWebhook(tx.kysely, id, next);
+    return webhookOut({ ...row, ...next }, ws.name);
+  });
+}
+
+/** Deletes a subscription with its queue and delivery log. */
+export async function deleteWebhook(
+  ctx: EngineContext,
+  workspace: string,
+  id: string,
+): Promise<void> {
+  await ctx.commit(async (tx) => {
+    const ws = await requireWorkspace(tx, workspace);
+    await requireWebhook(tx, ws.id, id);
+    await q.deleteWebhook(tx.kysely, id);
+  });
+}
+
+/** The delivery log of a subscription: newest event first, each with its attempts, paginated. */
+export async function listWebhookDeliveries(
+  ctx: EngineContext,
+  workspace: string,
+  id: string,
+  rawOptions?: PageOptions,
+): Promise<Page<WebhookDelivery>> {
+  const options = parseOptions(PageOptionsSchema, rawOptions);
+  const limit = options.limit ?? 100;
+  const cursor = decodeCursor(options.cursor, ['s', 'p']);
+  const ws = await requireWorkspace(ctx.store, workspace);
+  await requireWebhook(ctx.store, ws.id, id);
+  const before = cursor ? { seq: Number(cursor.s), path: String(cursor.p) } : null;
+  const rows = await q.listDeliveries(ctx.store.kysely, id, before, limit + 1);
+  const items = rows.slice(0, limit);
+  const attempts = await q.attemptsOf(
+    ctx.store.kysely,
+    items.map((row) => row.id),
+  );
+  const byDelivery = new Map<string, AttemptRow[]>();
+  for (const attempt of attempts) {
+    const list = byDelivery.get(attempt.delivery_id) ?? [];
+    list.push(attempt);
+    byDelivery.set(attempt.delivery_id, list);
+  }
+  const last = items.at(-1);
+  return {
+    items: items.map((row) => deliveryOut(row, byDelivery.get(row.id) ?? [])),
+    nextCursor:
+      rows.length > limit && last
+        ? encodeCursor({ s: Number(last.event_seq), p: last.event_path })
+        : null,
+  };
+}
