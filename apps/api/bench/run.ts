@@ -1,0 +1,259 @@
+/**
+ * `pnpm bench`: the HTTP API on loopback against a bare node:http server — 4 KiB GET and PUT
+ * (req/s, p99) with autocannon, and lock acquire+release round trips (p50).
+ */
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openSatchel } from '@satchel/core';
+import autocannon from 'autocannon';
+import { pino } from 'pino';
+import { serve } from '../src/serve.js';
+
+const API_DIR = fileURLToPath(new URL('..', import.meta.url));
+const TMP = join(API_DIR, '.bench-tmp', `run-${process.pid}`);
+const SIZE = 4096;
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name}: positive integer`);
+  return value;
+}
+
+const ROUNDS = envInt('BENCH_ROUNDS', 3);
+const SECONDS = envInt('BENCH_SECONDS', 5);
+const CONNECTIONS = envInt('BENCH_CONNECTIONS', 10);
+const LOCKS = envInt('BENCH_LOCKS', 500);
+
+interface Check {
+  readonly name: string;
+  readonly satchel: string;
+  readonly baseline: string;
+  readonly measured: string;
+  readonly target: string;
+  readonly pass: boolean | null;
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? Number.NaN)
+    : ((sorted[mid - 1] ?? Number.NaN) + (sorted[mid] ?? Number.NaN)) / 2;
+};
+const fmt = (n: number): string => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
+
+async function listen(server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+}
+
+/** The bare baseline: GET answers the 4 KiB, PUT reads the body (and, `fsync`, stores it durably). */
+function baseline(content: Buffer, durableDir: string | null): Server {
+  let n = 0;
+  return createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': SIZE });
+      res.end(content);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      if (durableDir !== null) {
+        // A file per PUT, the careful way: temp file, write, fsync, rename.
+        const target = join(durableDir, String(n++ % 1000));
+        const file = await open(`${target}.tmp`, 'w');
+        await file.write(Buffer.concat(chunks));
+        await file.sync();
+        await file.close();
+        await rename(`${target}.tmp`, target);
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+  });
+}
+
+interface Load {
+  readonly rps: number;
+  readonly p99: number;
+}
+
+async function load(url: string, method: 'GET' | 'PUT', key: string, body: Buffer): Promise<Load> {
+  const result = await autocannon({
+    url,
+    method,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    headers: { Authorization: `Bearer ${key}` },
+    ...(method === 'PUT' ? { body } : {}),
+  });
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${method} ${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  }
+  return { rps: result.requests.average, p99: result.latency.p99 };
+}
+
+function compare(name: string, label: string, sides: Record<string, Load[]>): Check[] {
+  const [subject, base] = [sides.satchel ?? [], sides[label] ?? []];
+  const rps = median(subject.map((l) => l.rps));
+  const baseRps = median(base.map((l) => l.rps));
+  const p99 = median(subject.map((l) => l.p99));
+  const ratio = rps / baseRps;
+  console.log(
+    `  ${name}: satchel ${fmt(rps)} req/s (p99 ${fmt(p99)} ms) vs ${label} ${fmt(baseRps)} req/s ` +
+      `(p99 ${fmt(median(base.map((l) => l.p99)))} ms); rounds: ${subject.map((l) => fmt(l.rps)).join(', ')}`,
+  );
+  return [
+    {
+      name: `${name} req/s vs ${label}`,
+      satchel: `${fmt(rps)} req/s`,
+      baseline: `${fmt(baseRps)} req/s`,
+      measured: `${ratio.toFixed(2)}×`,
+      target: '≥ 0.5×',
+      pass: ratio >= 0.5,
+    },
+    {
+      name: `${name} p99`,
+      satchel: `${fmt(p99)} ms`,
+      baseline: '-',
+      measured: `${fmt(p99)} ms`,
+      target: '< 20 ms',
+      pass: p99 < 20,
+    },
+  ];
+}
+
+async function lockRoundTrips(url: string, key: string): Promise<number> {
+  const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
+  const times: number[] = [];
+  for (let i = 0; i < LOCKS + 20; i++) {
+    const start = performance.now();
+    const res = await fetch(`${url}/v1/workspaces/bench/locks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ path: '/locked.txt', ttlSeconds: 60 }),
+    });
+    const { id } = (await res.json()) as { id: string };
+    const released = await fetch(`${url}/v1/workspaces/bench/locks/${id}`, {
+      method: 'DELETE',
+      headers,
+    });
+    await released.arrayBuffer();
+    // The first 20 warm the connection and the JIT.
+    if (i >= 20) times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+function summary(checks: readonly Check[]): void {
+  const header = [
+    'benchmark',
+    'satchel (median)',
+    'baseline (median)',
+    'measured',
+    'target',
+    'result',
+  ];
+  const rows = checks.map((c) => [
+    c.name,
+    c.satchel,
+    c.baseline,
+    c.measured,
+    c.target,
+    c.pass === null ? '-' : c.pass ? 'PASS' : 'MISS',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  console.log('\nSummary');
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of rows) console.log(line(row));
+}
+
+async function main(): Promise<void> {
+  await mkdir(join(TMP, 'fsync'), { recursive: true });
+  console.log(
+    `satchel api bench — ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} CPUs`,
+  );
+  console.log(
+    `${ROUNDS} rounds × ${SECONDS} s, ${CONNECTIONS} connections, autocannon and servers in one ` +
+      'process on loopback; req/s and p99 are medians of the rounds.\n' +
+      'Satchel PUT is durable (SQLite WAL, synchronous=FULL: fsync before the answer); the bare ' +
+      'baseline PUT is not (it stores nothing); "bare+fsync" writes and fsyncs a file per PUT.',
+  );
+  const content = randomBytes(SIZE);
+  const engine = await openSatchel({ data: join(TMP, 'data') });
+  const key = engine.createdAdminKey ?? '';
+  await engine.createWorkspace('bench');
+  await engine.writeFile('bench', '/f.bin', content);
+  const satchel = await serve(engine, {
+    port: 0,
+    api: { rateLimit: false, logger: pino({ level: 'warn' }) },
+  });
+  const bare = baseline(content, null);
+  const durable = baseline(content, join(TMP, 'fsync'));
+  const urls = {
+    satchel: satchel.url,
+    bare: await listen(bare),
+    'bare+fsync': await listen(durable),
+  };
+  const file = (base: string) => `${base}/v1/workspaces/bench/files/f.bin`;
+  const gets: Record<string, Load[]> = { satchel: [], bare: [] };
+  const puts: Record<string, Load[]> = { satchel: [], bare: [], 'bare+fsync': [] };
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      // Rotating the order, so no side always runs on the warmer machine.
+      const order =
+        round % 2 === 0 ? (['satchel', 'bare'] as const) : (['bare', 'satchel'] as const);
+      for (const side of order) gets[side]?.push(await load(file(urls[side]), 'GET', key, content));
+      for (const side of ['bare+fsync', ...order] as const) {
+        puts[side]?.push(await load(file(urls[side]), 'PUT', key, content));
+      }
+      console.log(`  round ${round + 1}/${ROUNDS} done`);
+    }
+    const checks = [
+      ...compare('GET 4 KiB', 'bare', gets),
+      ...compare('PUT 4 KiB', 'bare', puts),
+      compare('PUT 4 KiB', 'bare+fsync', puts)[0],
+    ].filter((c): c is Check => c !== undefined);
+    const p50 = await lockRoundTrips(satchel.url, key);
+    console.log(
+      `  lock acquire+release over HTTP: p50 ${p50.toFixed(2)} ms (${LOCKS} round trips)`,
+    );
+    checks.push({
+      name: 'lock acquire+release p50',
+      satchel: `${p50.toFixed(2)} ms`,
+      baseline: '-',
+      measured: `${p50.toFixed(2)} ms`,
+      target: '< 2 ms',
+      pass: p50 < 2,
+    });
+    summary(checks);
+    const misses = checks.filter((c) => c.pass === false).length;
+    console.log(
+      `\n${checks.length - misses} PASS, ${misses} MISS (a MISS is a measurement, not a failure)`,
+    );
+  } finally {
+    await satchel.close();
+    await engine.close();
+    bare.close();
+    durable.close();
+    await rm(join(API_DIR, '.bench-tmp'), { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,125 @@
+/** The observing middleware: one metrics sample and one access-log line per finished request. */
+import type { Context, MiddlewareHandler } from 'hono';
+import { matchedRoutes } from 'hono/route';
+import type { Logger } from 'pino';
+import type { ApiEnv } from '../api-env.js';
+import { type ApiMetrics, UNMATCHED_ROUTE } from '../metrics.js';
+import { counted } from './counted.js';
+
+export interface ObserveOptions {
+  readonly metrics: ApiMetrics;
+  readonly logger: Logger;
+}
+
+/**
+ * The route pattern that answered: the last matched route that is not wildcard middleware
+ * (`app.use('*')`, `app.use('/v1/*')`). A 401 on a real route still names that route; a URL no
+ * route matches (404, 405) is UNMATCHED_ROUTE, so labels stay few whatever clients send.
+ */
+export function routeLabel(c: Context<ApiEnv>): string {
+  const routes = matchedRoutes(c);
+  for (let i = routes.length - 1; i >= 0; i--) {
+    const route = routes[i];
+    if (route !== undefined && (route.method !== 'ALL' || !route.path.endsWith('*'))) {
+      return route.path;
+    }
+  }
+  return UNMATCHED_ROUTE;
+}
+
+/** Replaces the request body by a counting copy; returns how many bytes the app has read. */
+function countRequestBody(c: Context<ApiEnv>): () => number {
+  const raw = c.req.raw;
+  if (raw.method === 'GET' || raw.method === 'HEAD') return () => 0;
+  const body = raw.body;
+  if (body === null) return () => 0;
+  let bytes = 0;
+  const stream = counted(body, {
+    onChunk: (n) => {
+      bytes = n;
+    },
+  });
+  c.req.raw = new Request(raw.url, {
+    method: raw.method,
+    headers: raw.headers,
+    body: stream,
+    signal: raw.signal,
+    // Required by fetch for stream bodies.
+    duplex: 'half',
+  } as RequestInit);
+  return () => bytes;
+}
+
+/** The media type of a response, without parameters, lower-case. */
+function mediaType(res: Response): string {
+  return (res.headers.get('Content-Type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+const IN_MEMORY_TYPES = new Set(['application/json', 'application/problem+json']);
+
+/**
+ * Makes the response body count its bytes and calls `finish` once it is sent (or abandoned).
+ * JSON without a length is the app's own `c.json()` result, already a string in memory: it is
+ * re-sent as that string, which keeps its exact Content-Length. Everything else (file
+ * downloads, SSE, exports) is wrapped as a stream and counted as the client reads it.
+ */
+async function countResponseBody(
+  c: Context<ApiEnv>,
+  finish: (bytes: number, complete: boolean) => void,
+): Promise<void> {
+  const res = c.res;
+  if (res.body === null || c.req.method === 'HEAD') {
+    finish(0, true);
+    return;
+  }
+  const init = { status: res.status, statusText: res.statusText, headers: res.headers };
+  let body: string | ReadableStream<Uint8Array>;
+  if (!res.headers.has('Content-Length') && IN_MEMORY_TYPES.has(mediaType(res))) {
+    const text = await res.text();
+    body = text;
+    finish(Buffer.byteLength(text), true);
+  } else {
+    body = counted(res.body, { onEnd: finish });
+  }
+  // Cleared first: assigning over a response would copy its headers into a second new one.
+  c.res = undefined;
+  c.res = new Response(body, init);
+}
+
+/**
+ * Times every request from arrival to the last byte of its response, counts body bytes both
+ * ways as they stream (nothing is buffered but the app's own JSON), and on completion records
+ * the request in `metrics` and logs one access line at info: request id, method, route, path
+ * (no query string), status, duration, bytes in and out, and the caller's name. Headers and
+ * bodies are never logged, so neither is a bearer key.
+ */
+export function observe({ metrics, logger }: ObserveOptions): MiddlewareHandler<ApiEnv> {
+  return async function observe(c, next) {
+    const started = process.hrtime.bigint();
+    const bytesIn = countRequestBody(c);
+    await next();
+    const route = routeLabel(c);
+    const status = c.res.status;
+    await countResponseBody(c, (bytesOut, complete) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const method = c.req.method;
+      metrics.observeRequest({ method, route, status, seconds, bytesIn: bytesIn(), bytesOut });
+      if (!logger.isLevelEnabled('info')) return;
+      logger.info(
+        {
+          requestId: c.get('requestId'),
+          method,
+          route,
+          path: c.req.path,
+          status,
+          durationMs: Math.round(seconds * 1e6) / 1e3,
+          bytesIn: bytesIn(),
+          bytesOut,
+          actor: c.get('actor')?.name ?? null,
+          ...(complete ? {} : { aborted: true }),
+        },
+        'request',
+      );
+    });
+  };
+}

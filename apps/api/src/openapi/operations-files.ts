@@ -1,0 +1,315 @@
+/** The route table, part one: files, tree operations, history, locks and the change feed. */
+import {
+  CursorSchema,
+  LimitSchema,
+  ListChangesOptionsSchema,
+  LockTokenSchema,
+  SeqSchema,
+  SessionSchema,
+} from '@satchel/core/schemas';
+import { z } from 'zod';
+import type { OperationSpec, ParamSpec, ResponseSpec } from './spec.js';
+
+export const PAGE_PARAMS: readonly ParamSpec[] = [
+  {
+    name: 'cursor',
+    in: 'query',
+    schema: CursorSchema,
+    description: '`nextCursor` of the page before',
+  },
+  { name: 'limit', in: 'query', schema: LimitSchema, description: 'page size (default 100)' },
+];
+
+export const SESSION_HEADER: ParamSpec = {
+  name: 'Satchel-Session',
+  in: 'header',
+  schema: SessionSchema,
+  description: 'label of the agent run, stored on versions and audit entries (percent-encoded)',
+};
+
+const LOCK_TOKEN_HEADER: ParamSpec = {
+  name: 'Satchel-Lock-Token',
+  in: 'header',
+  schema: LockTokenSchema,
+  description: 'fencing token of a lock you hold on the path',
+};
+
+const MUTATION_HEADERS = [SESSION_HEADER, LOCK_TOKEN_HEADER];
+
+const header = (name: string, description: string): ParamSpec => ({
+  name,
+  in: 'header',
+  schema: z.string(),
+  description,
+});
+
+const VERSION: ParamSpec = {
+  name: 'version',
+  in: 'query',
+  schema: SeqSchema,
+  description: 'read this version (seq) instead of the head; cacheable for good',
+};
+
+const FILE_INFO: ResponseSpec = {
+  description: 'the new head of the path',
+  content: [{ json: 'FileInfo' }],
+  headers: ['ETag'],
+};
+
+const FILES = '/v1/workspaces/:ws/files/*';
+
+export const FILE_OPERATIONS: readonly OperationSpec[] = [
+  {
+    method: 'GET',
+    path: '/v1/workspaces/:ws/files',
+    tag: 'files',
+    summary: 'List a directory',
+    params: [
+      { name: 'path', in: 'query', schema: z.string(), description: 'directory (default /)' },
+      { name: 'recursive', in: 'query', schema: z.boolean(), description: 'include subtrees' },
+      { name: 'glob', in: 'query', schema: z.string(), description: 'only entries matching' },
+      ...PAGE_PARAMS,
+    ],
+    responses: { 200: { description: 'a page of entries', content: [{ json: 'ListPage' }] } },
+    errors: [400, 403, 404],
+  },
+  {
+    method: 'GET',
+    path: FILES,
+    tag: 'files',
+    summary: 'Read a file',
+    description:
+      'Streams the content. Conditional (If-None-Match, If-Modified-Since), ranged (Range, ' +
+      'If-Range) and versioned (?version=N). Satchel-* headers carry the file info.',
+    params: [
+      VERSION,
+      SESSION_HEADER,
+      header('If-None-Match', 'ETag(s) you have: 304 if one is current'),
+      header('Range', 'one byte range, e.g. bytes=0-1023'),
+    ],
+    responses: {
+      200: {
+        description: 'the content',
+        content: [{ media: 'application/octet-stream', format: 'binary' }],
+        headers: ['ETag', 'Last-Modified', 'Repr-Digest'],
+      },
+      206: {
+        description: 'the requested range',
+        content: [{ media: 'application/octet-stream', format: 'binary' }],
+      },
+      304: { description: 'not modified' },
+    },
+    errors: [400, 403, 404, 412, 416],
+  },
+  {
+    method: 'HEAD',
+    path: FILES,
+    tag: 'files',
+    summary: 'Stat a file as headers',
+    params: [VERSION, header('If-None-Match', 'ETag(s) you have: 304 if one is current')],
+    responses: {
+      200: { description: 'the file info as headers', headers: ['ETag', 'Content-Length'] },
+      304: { description: 'not modified' },
+    },
+    errors: [400, 403, 404],
+  },
+  {
+    method: 'PUT',
+    path: FILES,
+    tag: 'files',
+    summary: 'Write a file',
+    description: 'The raw body is streamed into a new version. Conditional with If-Match (seq).',
+    params: [
+      { name: 'message', in: 'query', schema: z.string(), description: 'note on the version' },
+      header('If-Match', 'write only if the head is this ETag'),
+      header('If-None-Match', '`*`: create only'),
+      ...MUTATION_HEADERS,
+    ],
+    body: { raw: 'application/octet-stream' },
+    responses: { 200: FILE_INFO, 201: { ...FILE_INFO, description: 'created (If-None-Match: *)' } },
+    errors: [400, 403, 404, 409, 412, 413, 423],
+  },
+  {
+    method: 'POST',
+    path: FILES,
+    tag: 'files',
+    summary: 'Append to a file (?append)',
+    params: [
+      { name: 'append', in: 'query', schema: z.string(), description: 'required', required: true },
+      header('If-Match', 'append only if the head is this ETag'),
+      ...MUTATION_HEADERS,
+    ],
+    body: { raw: 'application/octet-stream' },
+    responses: { 200: FILE_INFO },
+    errors: [400, 403, 404, 409, 412, 413, 423],
+  },
+  {
+    method: 'DELETE',
+    path: FILES,
+    tag: 'files',
+    summary: 'Delete a file or directory',
+    params: [
+      { name: 'recursive', in: 'query', schema: z.boolean(), description: 'delete a subtree' },
+      header('If-Match', 'delete only if the head is this ETag'),
+      ...MUTATION_HEADERS,
+    ],
+    responses: { 200: { description: 'what was deleted', content: [{ json: 'RemoveResult' }] } },
+    errors: [400, 403, 404, 409, 412, 423],
+  },
+  {
+    method: 'POST',
+    path: '/v1/workspaces/:ws/move',
+    tag: 'files',
+    summary: 'Move or rename',
+    params: MUTATION_HEADERS,
+    body: { json: 'MoveBody' },
+    responses: { 200: FILE_INFO },
+    errors: [400, 403, 404, 409, 412, 423],
+  },
+  {
+    method: 'POST',
+    path: '/v1/workspaces/:ws/copy',
+    tag: 'files',
+    summary: 'Copy',
+    params: MUTATION_HEADERS,
+    body: { json: 'CopyBody' },
+    responses: { 200: FILE_INFO },
+    errors: [400, 403, 404, 409, 423],
+  },
+  {
+    method: 'POST',
+    path: '/v1/workspaces/:ws/edit',
+    tag: 'files',
+    summary: 'Edit a text file by exact replacements',
+    params: MUTATION_HEADERS,
+    body: { json: 'EditBody' },
+    responses: { 200: { description: 'the diff and new head', content: [{ json: 'EditResult' }] } },
+    errors: [400, 403, 404, 409, 412, 423],
+  },
+  {
+    method: 'POST',
+    path: '/v1/workspaces/:ws/mkdir',
+    tag: 'files',
+    summary: 'Create a directory (and its parents)',
+    params: MUTATION_HEADERS,
+    body: { json: 'MkdirBody' },
+    responses: { 200: FILE_INFO },
+    errors: [400, 403, 404, 409, 423],
+  },
+  {
+    method: 'POST',
+    path: '/v1/workspaces/:ws/batch',
+    tag: 'files',
+    summary: 'Write many files at once (all or none)',
+    params: MUTATION_HEADERS,
+    body: { json: 'BatchBody' },
+    responses: { 200: { description: 'the new heads', content: [{ json: 'FileInfoPage' }] } },
+    errors: [400, 403, 404, 409, 412, 413, 423],
+  },
+  {
+    method: 'GET',
+    path: '/v1/workspaces/:ws/versions/*',
+    tag: 'history',
+    summary: 'List the versions of a path',
+    params: PAGE_PARAMS,
+    responses: { 200: { description: 'newest first', content: [{ json: 'VersionPage' }] } },
+    errors: [400, 403, 404],
+  },
+  {
+    method: 'GET',
+    path: '/v1/workspaces/:ws/diff',
+    tag: 'history',
+    summary: 'Unified diff between two versions',
+    params: [
+      { name: 'path', in: 'query', schema: z.string(), description: 'the file', required: true },
+      { name: 'from', in: 'query', schema: SeqSchema, description: 'older version' },
+      { name: 'to', in: 'query', schema: SeqSchema, description: 'newer version (head)' },
+      { name: 'context', in: 'query', schema: z.number().int(), description: 'context lines' },
+    ],
+    responses: {
+      200: {
+        description: 'JSON, or the bare diff with Accept: text/x-diff',
+        content: [{ json: 'DiffResult' }, { media: 'text/x-diff', format: 'text' }],
+      },
+    },
+    errors: [400, 403, 404],
+  },
+  {
+    method: 'POST',
+    path: '/v1/workspaces/:ws/restore',
+    tag: 'history',
+    summary: 'Restore an old version as the new head',
+    params: MUTATION_HEADERS,
+    body: { json: 'RestoreBody' },
+    responses: { 200: FILE_INFO },
+    errors: [400, 403, 404, 412, 423],
+  },
+  {
+    method: 'POST',
+    path: '/v1/workspaces/:ws/locks',
+    tag: 'locks',
+    summary: 'Acquire a lock (optionally waiting for it)',
+    params: [SESSION_HEADER],
+    body: { json: 'AcquireLockBody' },
+    responses: {
+      201: { description: 'the lock and its fencing token', content: [{ json: 'Lock' }] },
+    },
+    errors: [400, 403, 404, 423],
+  },
+  {
+    method: 'GET',
+    path: '/v1/workspaces/:ws/locks',
+    tag: 'locks',
+    summary: 'List live locks',
+    params: [{ name: 'path', in: 'query', schema: z.string(), description: 'locks covering it' }],
+    responses: { 200: { description: 'live locks', content: [{ json: 'LockPage' }] } },
+    errors: [400, 403, 404],
+  },
+  {
+    method: 'POST',
+    path: '/v1/workspaces/:ws/locks/:id/renew',
+    tag: 'locks',
+    summary: 'Renew a lock you hold',
+    body: { json: 'RenewLockBody', optional: true },
+    responses: { 200: { description: 'the renewed lock', content: [{ json: 'Lock' }] } },
+    errors: [400, 403, 404, 423],
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/workspaces/:ws/locks/:id',
+    tag: 'locks',
+    summary: 'Release a lock (or break anyone’s with ?break=true, owners)',
+    params: [{ name: 'break', in: 'query', schema: z.boolean(), description: 'break it' }],
+    responses: {
+      200: { description: 'the broken lock', content: [{ json: 'Lock' }] },
+      204: { description: 'released' },
+    },
+    errors: [400, 403, 404],
+  },
+  {
+    method: 'GET',
+    path: '/v1/workspaces/:ws/changes',
+    tag: 'changes',
+    summary: 'The change feed: a page, a long poll, or live Server-Sent Events',
+    params: [
+      { name: 'after', in: 'query', schema: SeqSchema, description: 'cursor: changes after seq' },
+      { name: 'limit', in: 'query', schema: LimitSchema, description: 'page size' },
+      { name: 'path', in: 'query', schema: z.string(), description: 'only under this path' },
+      {
+        name: 'wait',
+        in: 'query',
+        schema: ListChangesOptionsSchema.shape.waitSeconds,
+        description: 'long poll: seconds to wait for a change',
+      },
+      header('Accept', 'text/event-stream for a live stream'),
+      header('Last-Event-ID', 'resume a stream after this seq'),
+    ],
+    responses: {
+      200: {
+        description: 'a page of changes, or an SSE stream of them',
+        content: [{ json: 'ChangesPage' }, { media: 'text/event-stream', format: 'text' }],
+      },
+    },
+    errors: [400, 403, 404],
+  },
+];
