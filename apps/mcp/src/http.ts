@@ -1,0 +1,152 @@
+/**
+ * Streamable HTTP: `createMcpHttpHandler` answers `/mcp` requests that the API server already
+ * authenticated (bearer key → a Satchel acting as the key). Stateful: `initialize` opens a
+ * session (its own McpServer and transport, `Mcp-Session-Id`) that later requests must present
+ * with the same key; sessions carry resource subscriptions (over the GET event stream). Browsers'
+ * requests from foreign origins are refused (DNS-rebinding defence).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Satchel } from '@satchel/core';
+import { createMcpServer, type McpServerOptions } from './server.js';
+
+export interface McpHttpOptions extends McpServerOptions {
+  /**
+   * Origins (`scheme://host[:port]`) allowed besides loopback ones (localhost, 127.0.0.1, [::1]
+   * on any port). Requests without an Origin header (non-browser clients) are always allowed.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /** Open sessions at most; the least recently used is closed to make room. Default 100. */
+  readonly maxSessions?: number;
+  /** A session unused this long is closed (its client re-initialises). Default 30 min. */
+  readonly idleSeconds?: number;
+}
+
+/** `(request, satchel) => response` for `/mcp`, plus `close()` for server shutdown. */
+export interface McpHttpHandler {
+  (request: Request, satchel: Satchel): Promise<Response>;
+  /** Closes every session (ends their event streams); later requests are answered 503. */
+  close(): Promise<void>;
+  /** Sessions currently open. */
+  readonly sessions: number;
+}
+
+interface Session {
+  readonly server: McpServer;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  /** SHA-256 of the Authorization header that opened it. */
+  readonly key: string;
+  lastUsed: number;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function rpcError(status: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }),
+    { status, headers: { 'Content-Type': 'application/json', ...headers } },
+  );
+}
+
+/** True for a request with no Origin, a loopback Origin, or one of `allowed`. */
+export function originAllowed(origin: string | null, allowed: ReadonlySet<string>): boolean {
+  if (origin === null) return true;
+  if (allowed.has(origin)) return true;
+  try {
+    const url = new URL(origin);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOSTS.has(url.hostname)
+    );
+  } catch {
+    return false;
+  }
+}
+
+function keyOf(request: Request): string {
+  return createHash('sha256')
+    .update(request.headers.get('Authorization') ?? '')
+    .digest('hex');
+}
+
+/**
+ * The handler of `/mcp`. Mount it behind the API's bearer authentication (apps/api passes the
+ * Satchel acting as the key): a session opened with one key answers 404 to any other key.
+ * Refuses a foreign `Origin` with 403.
+ */
+export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandler {
+  const allowed = new Set(options.allowedOrigins ?? []);
+  const maxSessions = options.maxSessions ?? 100;
+  const idleMs = (options.idleSeconds ?? 30 * 60) * 1000;
+  const sessions = new Map<string, Session>();
+  let closed = false;
+
+  const drop = async (id: string): Promise<void> => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    await session.server.close().catch(() => undefined);
+  };
+
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) {
+        if (now - session.lastUsed > idleMs) void drop(id);
+      }
+    },
+    Math.min(idleMs, 60_000),
+  );
+  sweep.unref();
+
+  const open = async (request: Request, satchel: Satchel): Promise<Response> => {
+    if (sessions.size >= maxSessions) {
+      const oldest = [...sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
+      if (oldest) await drop(oldest[0]);
+    }
+    const server = await createMcpServer(satchel, options);
+    const key = keyOf(request);
+    let opened = false;
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          opened = true;
+          sessions.set(id, { server, transport, key, lastUsed: Date.now() });
+        },
+        onsessionclosed: (id) => {
+          sessions.delete(id);
+        },
+      });
+    await server.connect(transport);
+    const response = await transport.handleRequest(request);
+    // Anything but a successful initialize leaves no session behind.
+    if (!opened) await server.close().catch(() => undefined);
+    return response;
+  };
+
+  const handler = async (request: Request, satchel: Satchel): Promise<Response> => {
+    if (closed) return rpcError(503, 'the server is shutting down');
+    if (!originAllowed(request.headers.get('Origin'), allowed)) {
+      return rpcError(403, `origin ${request.headers.get('Origin')} is not allowed`);
+    }
+    const id = request.headers.get('Mcp-Session-Id');
+    if (id === null) return open(request, satchel);
+    const session = sessions.get(id);
+    // Another key's session is as unknown as an expired one: the client re-initialises.
+    if (!session || session.key !== keyOf(request)) return rpcError(404, 'session not found');
+    session.lastUsed = Date.now();
+    return session.transport.handleRequest(request);
+  };
+
+  return Object.assign(handler, {
+    async close(): Promise<void> {
+      closed = true;
+      clearInterval(sweep);
+      await Promise.all([...sessions.keys()].map(drop));
+    },
+    get sessions(): number {
+      return sessions.size;
+    },
+  });
+}

@@ -1,0 +1,96 @@
+/**
+ * `createMcpServer`: the MCP server over a Satchel (the engine or a RemoteSatchel) — the tools of
+ * CONTRACT.md, files as resources with subscriptions. Transports are the caller's business
+ * (stdio.ts, http.ts, or an InMemoryTransport in tests).
+ */
+import { createRequire } from 'node:module';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Satchel } from '@satchel/core';
+import { registerResources } from './resources.js';
+import { type AnyTool, DEFAULT_LIMITS, type McpLimits, ToolContext } from './tool.js';
+import { fileTools } from './tools/files.js';
+import { historyTools } from './tools/history.js';
+import { lockTools } from './tools/locks.js';
+import { readTools } from './tools/read.js';
+import { searchTools } from './tools/search.js';
+import { treeTools } from './tools/tree.js';
+import { workspaceTools } from './tools/workspaces.js';
+
+// src/ and dist/ both sit one level below the package root.
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+export interface McpServerOptions {
+  /** Default workspace of every tool (`--workspace`, SATCHEL_WORKSPACE). */
+  readonly workspace?: string | undefined;
+  /** Register only the tools that change nothing, whatever the key may do (`--read-only`). */
+  readonly readOnly?: boolean | undefined;
+  /** Session label stored on the versions and audit entries of this server's calls. */
+  readonly session?: string | undefined;
+  /** Response bounds; see McpLimits for the defaults. */
+  readonly limits?: Partial<McpLimits> | undefined;
+  /** Length of one change-feed long poll behind resource subscriptions (default 10 s). */
+  readonly subscriptionWaitSeconds?: number | undefined;
+}
+
+/** Every tool, in the order tools/list shows them. */
+export const ALL_TOOLS: readonly AnyTool[] = [
+  ...readTools,
+  ...fileTools,
+  ...treeTools,
+  ...searchTools,
+  ...historyTools,
+  ...lockTools,
+  ...workspaceTools,
+];
+
+/** True when the key behind `satchel` can change nothing: a read-only key or a viewer ceiling. */
+async function keyIsReadOnly(satchel: Satchel): Promise<boolean> {
+  const { key } = await satchel.whoami();
+  return key !== null && (key.readOnly || key.role === 'viewer');
+}
+
+function instructions(workspace: string | undefined, readOnly: boolean): string {
+  return [
+    'Satchel: persistent, versioned, shared file workspaces. Every write creates a version (list_versions, restore_version); nothing is lost.',
+    workspace === undefined
+      ? 'Pass workspace to each tool, unless your key sees a single workspace (list_workspaces).'
+      : `Default workspace: ${workspace} (pass workspace to use another).`,
+    'Paths are absolute inside the workspace, like /notes/plan.md. Reads, listings and searches are bounded: follow nextOffset / nextCursor for more.',
+    'Working with others: read a file, then write with ifMatch set to the version you read; on PRECONDITION_FAILED re-read and retry. Hold lock_file for multi-step changes.',
+    readOnly ? 'This connection is read-only: tools that change files are not available.' : '',
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
+/**
+ * The MCP server over `satchel`, acting as whoever `satchel` acts as. Tools a read-only key (or
+ * `readOnly`) could not use are not registered at all. Resolves once the key's narrowing is known
+ * (one `whoami` call). Closing the server ends its subscriptions.
+ */
+export async function createMcpServer(
+  satchel: Satchel,
+  options: McpServerOptions = {},
+): Promise<McpServer> {
+  const readOnly = options.readOnly === true || (await keyIsReadOnly(satchel));
+  const ctx = new ToolContext({
+    satchel,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    workspace: options.workspace,
+    session: options.session,
+  });
+  const server = new McpServer(
+    { name: 'satchel', title: 'Satchel', version },
+    { instructions: instructions(options.workspace, readOnly) },
+  );
+  for (const tool of ALL_TOOLS) {
+    if (!readOnly || !tool.writes) tool.register(server, ctx);
+  }
+  const subscriptions = registerResources(server, ctx, options.subscriptionWaitSeconds ?? 10);
+  const previous = server.server.onclose;
+  server.server.onclose = () => {
+    subscriptions.close();
+    previous?.();
+  };
+  return server;
+}

@@ -1,0 +1,167 @@
+/** History: list_versions, diff_versions, restore_version, get_changes. */
+import {
+  ChangeEventSchema,
+  CursorSchema,
+  DiffResultSchema,
+  FileInfoSchema,
+  LimitSchema,
+  ListChangesOptionsSchema,
+  LockTokenSchema,
+  SeqSchema,
+  VersionSchema,
+  WriteOptionsSchema,
+} from '@satchel/core/schemas';
+import { z } from 'zod';
+import { type AnyTool, checkPath, defineTool, PathArg, READ, WorkspaceArg } from '../tool.js';
+
+const listVersions = defineTool({
+  name: 'list_versions',
+  title: 'List versions',
+  description:
+    'The versions of a file, newest first (a page of up to 100 by default, with nextCursor): who wrote each, when, its size and hash, and deletions. ' +
+    'Follows the file back across moves. Read an old version with read_text_file version=N, compare with diff_versions, bring one back with restore_version.',
+  input: {
+    workspace: WorkspaceArg,
+    path: PathArg,
+    cursor: CursorSchema.optional(),
+    limit: LimitSchema.optional(),
+  },
+  output: { path: z.string(), versions: z.array(VersionSchema), nextCursor: z.string().nullable() },
+  annotations: READ,
+  writes: false,
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    const path = checkPath(args.path);
+    const page = await ctx.satchel.listVersions(ws, path, {
+      cursor: args.cursor,
+      limit: args.limit,
+    });
+    const lines = page.items.map(
+      (v) =>
+        `version ${v.seq}: ${v.deleted ? 'deleted' : `${v.op}, ${v.size} bytes`} by ${v.author} at ${v.time}${v.path === path ? '' : ` (as ${v.path})`}`,
+    );
+    if (page.nextCursor !== null) lines.push(`[older versions: cursor=${page.nextCursor}]`);
+    return {
+      structured: { path, versions: page.items, nextCursor: page.nextCursor },
+      text: lines.join('\n'),
+    };
+  },
+});
+
+const diffVersions = defineTool({
+  name: 'diff_versions',
+  title: 'Diff versions',
+  description:
+    'Unified diff between two versions of a file: from (default: the version before to) and to (default: the newest). ' +
+    "The diff is cut at the server's read limit (truncated: true).",
+  input: {
+    workspace: WorkspaceArg,
+    path: PathArg,
+    from: SeqSchema.optional().describe('older version (default: the one before `to`)'),
+    to: SeqSchema.optional().describe('newer version (default: the head)'),
+  },
+  output: { ...DiffResultSchema.shape, truncated: z.boolean() },
+  annotations: READ,
+  writes: false,
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    const result = await ctx.satchel.diff(ws, checkPath(args.path), {
+      ...ctx.call(),
+      from: args.from,
+      to: args.to,
+    });
+    const max = ctx.limits.maxReadBytes;
+    const bytes = Buffer.from(result.diff);
+    const truncated = bytes.byteLength > max;
+    const diff = truncated
+      ? bytes
+          .subarray(0, max)
+          .toString('utf8')
+          .replace(/\uFFFD$/, '')
+      : result.diff;
+    const text = result.binary
+      ? `binary content differs between version ${result.from ?? '(none)'} and ${result.to}`
+      : diff === ''
+        ? `no difference between version ${result.from ?? '(none)'} and ${result.to}`
+        : `${diff}${truncated ? '\n[diff cut at the read limit]' : ''}`;
+    return { structured: { ...result, diff, truncated }, text };
+  },
+});
+
+const restoreVersion = defineTool({
+  name: 'restore_version',
+  title: 'Restore version',
+  description:
+    'Make an old version (from list_versions) the current content again, as a new version: nothing is lost, the versions in between stay in the history. Also undeletes a deleted file.',
+  input: {
+    workspace: WorkspaceArg,
+    path: PathArg,
+    version: SeqSchema.describe('the version (seq) to bring back'),
+    ifMatch: WriteOptionsSchema.shape.ifMatch.describe(
+      'restore only if the current version is this one',
+    ),
+    lockToken: LockTokenSchema.optional(),
+  },
+  output: FileInfoSchema.shape,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  writes: true,
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    const info = await ctx.satchel.restore(ws, checkPath(args.path), args.version, {
+      ...ctx.call(),
+      ifMatch: args.ifMatch,
+      lockToken: args.lockToken,
+    });
+    return {
+      structured: info,
+      text: `restored ${info.path} to the content of version ${args.version}: new version ${info.seq}`,
+    };
+  },
+});
+
+const changes = ListChangesOptionsSchema.shape;
+
+const getChanges = defineTool({
+  name: 'get_changes',
+  title: 'Get changes',
+  description:
+    'What changed in the workspace after a point (since: a version/seq; default 0, from the start), oldest first, at most limit events (default 100). ' +
+    "Pass the returned cursor as since to continue. waitSeconds (up to 60) waits for the next change when there is none yet: the way to notice other agents' work. " +
+    'To be told about one file, subscribe to its resource instead.',
+  input: {
+    workspace: WorkspaceArg,
+    since: SeqSchema.optional().describe('return changes after this seq (default 0)'),
+    path: z.string().optional().describe('only changes at or beneath this path'),
+    waitSeconds: changes.waitSeconds,
+    limit: changes.limit,
+  },
+  output: { events: z.array(ChangeEventSchema), cursor: SeqSchema },
+  annotations: READ,
+  writes: false,
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    const page = await ctx.satchel.listChanges(ws, {
+      ...ctx.call(),
+      after: args.since,
+      path: args.path === undefined ? undefined : checkPath(args.path),
+      waitSeconds: args.waitSeconds,
+      limit: args.limit,
+    });
+    const lines = page.events.map(
+      (e) => `${e.seq} ${e.type}${e.deleted ? ' (deleted)' : ''} ${e.path} by ${e.actor}`,
+    );
+    lines.push(
+      page.events.length === 0
+        ? `[no changes after ${page.cursor}]`
+        : `[continue with since=${page.cursor}]`,
+    );
+    return { structured: page, text: lines.join('\n') };
+  },
+});
+
+export const historyTools: AnyTool[] = [listVersions, diffVersions, restoreVersion, getChanges];

@@ -1,0 +1,141 @@
+/** Locks: lock_file, renew_lock, unlock_file, list_locks. */
+
+import type { Lock } from '@satchel/core';
+import { AcquireLockSchema, LockSchema } from '@satchel/core/schemas';
+import { z } from 'zod';
+import { type AnyTool, checkPath, defineTool, PathArg, READ, WorkspaceArg } from '../tool.js';
+
+const acquire = AcquireLockSchema.shape;
+const LockIdArg = z.string().min(1).max(200).describe('lockId from lock_file or list_locks');
+
+const LockOutput = {
+  lockId: z.string(),
+  token: LockSchema.shape.token,
+  expiresAt: z.string(),
+  path: z.string(),
+  scope: LockSchema.shape.scope,
+  mode: LockSchema.shape.mode,
+  holder: z.string(),
+};
+
+function lockOut(lock: Lock) {
+  return {
+    lockId: lock.id,
+    token: lock.token,
+    expiresAt: lock.expiresAt,
+    path: lock.path,
+    scope: lock.scope,
+    mode: lock.mode,
+    holder: lock.holder,
+  };
+}
+
+const lockFile = defineTool({
+  name: 'lock_file',
+  title: 'Lock file',
+  description:
+    'Take a lease on a file (scope "file") or a whole directory (scope "tree") so other agents cannot change it meanwhile: exclusive (default) or shared. ' +
+    'Returns lockId and a fencing token: pass token as lockToken on your writes, renew_lock before expiresAt (ttlSeconds, default 60), unlock_file when done. ' +
+    "If someone else holds it you get LOCKED with the holder and expiry; waitSeconds waits for it (keep it below your client's request timeout, usually 60 s).",
+  input: {
+    workspace: WorkspaceArg,
+    path: PathArg,
+    mode: acquire.mode,
+    scope: acquire.scope,
+    ttlSeconds: acquire.ttlSeconds,
+    waitSeconds: acquire.waitSeconds,
+  },
+  output: LockOutput,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  writes: true,
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    const lock = await ctx.satchel.acquireLock(ws, {
+      ...ctx.call(),
+      path: checkPath(args.path),
+      mode: args.mode,
+      scope: args.scope,
+      ttlSeconds: args.ttlSeconds,
+      waitSeconds: args.waitSeconds,
+    });
+    return {
+      structured: lockOut(lock),
+      text: `locked ${lock.path} (${lock.mode} ${lock.scope}) until ${lock.expiresAt}: lockId ${lock.id}, token ${lock.token} (pass it as lockToken)`,
+    };
+  },
+});
+
+const renewLock = defineTool({
+  name: 'renew_lock',
+  title: 'Renew lock',
+  description:
+    'Extend a lock you hold before it expires (ttlSeconds from now, default 60). The token stays the same.',
+  input: { workspace: WorkspaceArg, lockId: LockIdArg, ttlSeconds: acquire.ttlSeconds },
+  output: LockOutput,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  writes: true,
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    const lock = await ctx.satchel.renewLock(ws, args.lockId, { ttlSeconds: args.ttlSeconds });
+    return { structured: lockOut(lock), text: `lock ${lock.id} renewed until ${lock.expiresAt}` };
+  },
+});
+
+const unlockFile = defineTool({
+  name: 'unlock_file',
+  title: 'Unlock file',
+  description: 'Release a lock you hold, so others can write; its token stops working at once.',
+  input: { workspace: WorkspaceArg, lockId: LockIdArg },
+  output: { lockId: z.string(), released: z.boolean() },
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  writes: true,
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    await ctx.satchel.releaseLock(ws, args.lockId);
+    return {
+      structured: { lockId: args.lockId, released: true },
+      text: `released lock ${args.lockId}`,
+    };
+  },
+});
+
+const listLocks = defineTool({
+  name: 'list_locks',
+  title: 'List locks',
+  description:
+    'Live locks of the workspace, or those covering a path: who holds them, mode, scope and until when. Use it to see why a write was LOCKED.',
+  input: {
+    workspace: WorkspaceArg,
+    path: z.string().optional().describe('only locks covering this path'),
+  },
+  output: { locks: z.array(LockSchema) },
+  annotations: READ,
+  writes: false,
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    const path = args.path === undefined ? undefined : checkPath(args.path);
+    const locks = await ctx.satchel.listLocks(ws, path === undefined ? {} : { path });
+    const lines = locks.map(
+      (l) =>
+        `${l.id}: ${l.mode} ${l.scope} lock on ${l.path} held by ${l.holder} until ${l.expiresAt}`,
+    );
+    return { structured: { locks }, text: lines.length === 0 ? 'no live locks' : lines.join('\n') };
+  },
+});
+
+export const lockTools: AnyTool[] = [lockFile, renewLock, unlockFile, listLocks];

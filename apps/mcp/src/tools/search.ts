@@ -1,0 +1,215 @@
+/** Finding things: search_files (names, by glob), grep (content), search and ask (ranked passages). */
+import { excludeMatcher, type FileInfo, type SearchHit } from '@satchel/core';
+import {
+  AskOptionsSchema,
+  AskResultSchema,
+  CursorSchema,
+  FileInfoSchema,
+  GrepOptionsSchema,
+  GrepResultSchema,
+  LimitSchema,
+  SearchHitSchema,
+  SearchOptionsSchema,
+  SearchResultSchema,
+} from '@satchel/core/schemas';
+import { z } from 'zod';
+import { type AnyTool, checkPath, defineTool, READ, WorkspaceArg } from '../tool.js';
+
+const searchFiles = defineTool({
+  name: 'search_files',
+  title: 'Search files',
+  description:
+    'Find files and directories by name with a glob relative to path: "*.md" (directly in path), "**/*.md" (anywhere beneath), "reports/**/q?.csv". ' +
+    'Answers from the index, without reading content: returns a page of matching paths (default 100, max 1000) with the total and nextCursor. ' +
+    'excludePatterns drops matches by glob ("node_modules", "drafts/**"). To search inside files use grep.',
+  input: {
+    workspace: WorkspaceArg,
+    path: z.string().optional().describe('directory to search beneath (default "/")'),
+    pattern: z.string().min(1).max(1000).describe('glob, e.g. "**/*.md"'),
+    excludePatterns: z.array(z.string().max(1000)).max(100).optional(),
+    cursor: CursorSchema.optional(),
+    limit: LimitSchema.optional().describe('matches per page (default 100, max 1000)'),
+  },
+  output: {
+    matches: z.array(FileInfoSchema),
+    total: z
+      .number()
+      .int()
+      .describe('paths matching pattern, all pages together, before exclusions'),
+    nextCursor: z.string().nullable(),
+  },
+  annotations: READ,
+  writes: false,
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    const dir = checkPath(args.path ?? '/');
+    const limit = args.limit ?? 100;
+    const excluded = excludeMatcher(args.excludePatterns ?? []);
+    const prefix = dir === '/' ? 1 : dir.length + 1;
+    const matches: FileInfo[] = [];
+    let cursor = args.cursor;
+    let total = 0;
+    let nextCursor: string | null = null;
+    // Excluded matches leave gaps: read on until the page is full or the matches end.
+    for (;;) {
+      const page = await ctx.satchel.list(ws, {
+        ...ctx.call(),
+        path: dir,
+        glob: args.pattern,
+        cursor,
+        limit: limit - matches.length,
+      });
+      total = page.total;
+      for (const item of page.items) if (!excluded(item.path.slice(prefix))) matches.push(item);
+      nextCursor = page.nextCursor;
+      if (nextCursor === null || matches.length >= limit) break;
+      cursor = nextCursor;
+    }
+    const lines = matches.map((m) => (m.type === 'directory' ? `${m.path}/` : m.path));
+    if (lines.length === 0) lines.push('No matches found');
+    if (nextCursor !== null)
+      lines.push(`[${total} matches in all; more with cursor=${nextCursor}]`);
+    return { structured: { matches, total, nextCursor }, text: lines.join('\n') };
+  },
+});
+
+const grepOptions = GrepOptionsSchema.shape;
+
+const grep = defineTool({
+  name: 'grep',
+  title: 'Grep',
+  description:
+    'Search file contents line by line for a literal string (or, with regex: true, an RE2 regular expression — no backreferences or lookaround). ' +
+    'Returns matching lines with path, line number and version, at most limit hits (default 100, max 1000); text files only, binary files are skipped. ' +
+    'A scan stopped by a budget (hits, time, files, bytes) says truncated and why: narrow path or glob. ' +
+    'Use read_text_file with offset=line to see the context. For ranked, fuzzy results across documents use search; for file names search_files.',
+  input: {
+    workspace: WorkspaceArg,
+    pattern: z.string().min(1).max(1000).describe('text to find (a literal unless regex is true)'),
+    path: grepOptions.path,
+    glob: grepOptions.glob,
+    regex: grepOptions.regex,
+    caseSensitive: grepOptions.caseSensitive,
+    limit: grepOptions.limit,
+  },
+  output: GrepResultSchema.shape,
+  annotations: READ,
+  writes: false,
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    const result = await ctx.satchel.grep(ws, args.pattern, {
+      ...ctx.call(),
+      path: args.path === undefined ? undefined : checkPath(args.path),
+      glob: args.glob,
+      regex: args.regex,
+      caseSensitive: args.caseSensitive,
+      limit: args.limit,
+    });
+    const lines = result.hits.map((h) => `${h.path}:${h.line}: ${h.text}`);
+    if (lines.length === 0) lines.push('No matches found');
+    if (result.truncated) {
+      lines.push(
+        `[stopped by the ${result.reason} budget after ${result.filesScanned} files; narrow path or glob]`,
+      );
+    }
+    return { structured: result, text: lines.join('\n') };
+  },
+});
+
+/** The passages that fit the read budget, in rank order; the rest are dropped. */
+function withinBudget(
+  hits: readonly SearchHit[],
+  budget: number,
+): { kept: SearchHit[]; cut: boolean } {
+  const kept: SearchHit[] = [];
+  let left = budget;
+  for (const hit of hits) {
+    left -= Buffer.byteLength(hit.text);
+    if (left < 0 && kept.length > 0) return { kept, cut: true };
+    kept.push(hit);
+  }
+  return { kept, cut: false };
+}
+
+function cite(hit: SearchHit): string {
+  const { path, seq, lineStart, lineEnd } = hit.citation;
+  return `${path} (version ${seq}, lines ${lineStart}-${lineEnd})`;
+}
+
+const search = defineTool({
+  name: 'search',
+  title: 'Search',
+  description:
+    'Ranked full-text search (BM25; hybrid with embeddings when the server has them) over the text files of a workspace with search indexing on. ' +
+    'Returns the best passages (default 10, max 100), each with a citation {path, seq, lineStart, lineEnd} you can open with read_text_file (version=seq, offset=lineStart). ' +
+    'Use it for questions like "where do we discuss pricing"; use grep for exact strings.',
+  input: {
+    workspace: WorkspaceArg,
+    query: z.string().min(1).max(1000).describe('words to look for'),
+    path: SearchOptionsSchema.shape.path,
+    limit: SearchOptionsSchema.shape.limit,
+  },
+  output: {
+    ...SearchResultSchema.shape,
+    truncated: z
+      .boolean()
+      .describe('true when passages were dropped to stay within the read limit'),
+  },
+  annotations: READ,
+  writes: false,
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    const result = await ctx.satchel.search(ws, args.query, {
+      ...ctx.call(),
+      path: args.path === undefined ? undefined : checkPath(args.path),
+      limit: args.limit,
+    });
+    const { kept, cut } = withinBudget(result.items, ctx.limits.maxReadBytes);
+    const lines = kept.map((hit, i) => `[${i + 1}] ${cite(hit)}\n${hit.snippet}`);
+    if (lines.length === 0) lines.push('No passages found');
+    if (result.indexedSeq < result.headSeq) {
+      lines.push(
+        `[the index is at version ${result.indexedSeq} of ${result.headSeq}: the newest changes may be missing]`,
+      );
+    }
+    return { structured: { ...result, items: kept, truncated: cut }, text: lines.join('\n\n') };
+  },
+});
+
+const ask = defineTool({
+  name: 'ask',
+  title: 'Ask',
+  description:
+    "Answer a question from the workspace's own files: retrieves the most relevant passages and, when the server has a language model configured, answers from them alone with [n] citations. " +
+    'Without a model, answer is null and the passages come back for you to read. Every citation names path, version and lines.',
+  input: {
+    workspace: WorkspaceArg,
+    question: z.string().min(1).max(2000),
+    path: AskOptionsSchema.shape.path,
+  },
+  output: {
+    ...AskResultSchema.shape,
+    passages: z.array(SearchHitSchema),
+    truncated: z
+      .boolean()
+      .describe('true when passages were dropped to stay within the read limit'),
+  },
+  annotations: READ,
+  writes: false,
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    const result = await ctx.satchel.ask(ws, args.question, {
+      ...ctx.call(),
+      path: args.path === undefined ? undefined : checkPath(args.path),
+    });
+    const { kept, cut } = withinBudget(result.passages, ctx.limits.maxReadBytes);
+    const sources = kept.map((hit, i) => `[${i + 1}] ${cite(hit)}\n${hit.text}`);
+    const head = result.answer ?? result.note ?? 'No answer; the passages found are below.';
+    return {
+      structured: { ...result, passages: kept, truncated: cut },
+      text: [head, ...sources].join('\n\n'),
+    };
+  },
+});
+
+export const searchTools: AnyTool[] = [searchFiles, grep, search, ask];

@@ -1,0 +1,47 @@
+/** Workspaces: list_workspaces, create_workspace. */
+import { CursorSchema, LimitSchema, WorkspaceSchema } from '@satchel/core/schemas';
+import { z } from 'zod';
+import { type AnyTool, defineTool, READ } from '../tool.js';
+
+const listWorkspaces = defineTool({
+  name: 'list_workspaces',
+  title: 'List workspaces',
+  description:
+    'The workspaces your key can see, by name, a page at a time (default 100) with nextCursor. Pass a name as workspace to the other tools.',
+  input: { cursor: CursorSchema.optional(), limit: LimitSchema.optional() },
+  output: { workspaces: z.array(WorkspaceSchema), nextCursor: z.string().nullable() },
+  annotations: READ,
+  writes: false,
+  async run(args, ctx) {
+    const page = await ctx.satchel.listWorkspaces({ cursor: args.cursor, limit: args.limit });
+    const lines = page.items.map((w) => `${w.name} (version ${w.seq})`);
+    if (page.nextCursor !== null) lines.push(`[more with cursor=${page.nextCursor}]`);
+    return {
+      structured: { workspaces: page.items, nextCursor: page.nextCursor },
+      text:
+        lines.length === 0 ? 'no workspaces yet (create_workspace makes one)' : lines.join('\n'),
+    };
+  },
+});
+
+const createWorkspace = defineTool({
+  name: 'create_workspace',
+  title: 'Create workspace',
+  description:
+    'Create a new, empty workspace that you own. Names: 1-63 characters a-z, 0-9, ".", "_", "-", starting with a letter or digit. CONFLICT if it exists.',
+  input: { name: z.string().describe('the new workspace name') },
+  output: WorkspaceSchema.shape,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  writes: true,
+  async run(args, ctx) {
+    const ws = await ctx.satchel.createWorkspace(args.name, ctx.call());
+    return { structured: ws, text: `created workspace ${ws.name}` };
+  },
+});
+
+export const workspaceTools: AnyTool[] = [listWorkspaces, createWorkspace];
