@@ -1,0 +1,53 @@
+/** Workspace settings (the `settings` JSON column): reading them, and `updateWorkspace`. */
+import { validateWorkspaceName } from '../paths.js';
+import { type UpdateWorkspace, UpdateWorkspaceSchema, type WorkspaceSettings } from '../schemas.js';
+import type { SearchIndex } from '../search/indexer.js';
+import { dropSearchIndex, setWorkspaceSettings } from '../store/metadata/search-queries.js';
+import { type EngineContext, parseOptions, requireWorkspace } from './context.js';
+
+const DEFAULTS: WorkspaceSettings = { indexing: 'on' };
+
+/** The settings stored for a workspace, defaults filled in; unknown or malformed values ignored. */
+export function workspaceSettings(raw: string | null | undefined): WorkspaceSettings {
+  let stored: unknown;
+  try {
+    stored = JSON.parse(raw ?? '{}');
+  } catch {
+    return DEFAULTS;
+  }
+  const indexing = (stored as { indexing?: unknown } | null)?.indexing;
+  return { indexing: indexing === 'off' ? 'off' : DEFAULTS.indexing };
+}
+
+function storedSettings(raw: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(raw) as unknown;
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Changes settings (the caller checked the owner role). Switching indexing off drops the
+ * workspace's passages in the same transaction; switching it on starts a rebuild.
+ */
+export async function updateWorkspace(
+  ctx: EngineContext,
+  index: SearchIndex,
+  rawName: string,
+  rawSettings: UpdateWorkspace,
+): Promise<void> {
+  const name = validateWorkspaceName(rawName);
+  const { session: _session, ...changes } = parseOptions(UpdateWorkspaceSchema, rawSettings);
+  await ctx.commit(async (tx) => {
+    const row = await requireWorkspace(tx, name);
+    const before = workspaceSettings(row.settings);
+    const stored = storedSettings(row.settings);
+    const after: WorkspaceSettings = { indexing: changes.indexing ?? before.indexing };
+    await setWorkspaceSettings(tx.kysely, row.id, JSON.stringify({ ...stored, ...after }));
+    if (after.indexing !== before.indexing) await dropSearchIndex(tx.kysely, row.id);
+    return true;
+  });
+  index.schedule(name);
+}

@@ -1,0 +1,335 @@
+/**
+ * The search index of every workspace, following its change feed — the durable queue: the
+ * index state holds the last seq indexed, and each step re-indexes the current state of the
+ * paths the next changes touched (deleted → passages dropped; written, moved, copied, restored →
+ * cut again) and advances that cursor in the same transaction. A workspace without state (new,
+ * indexing just switched on, `reindex`) is rebuilt from its current files, page by page, with
+ * its progress kept in the state too. Steps run in the background after commits and, bounded,
+ * before every search, so a search sees the caller's own writes.
+ */
+
+import { blobBytes, isBinary } from '../engine/content.js';
+import { workspaceSettings } from '../engine/workspace-settings.js';
+import { isSatchelError } from '../errors.js';
+import type { SearchStatus } from '../schemas.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { GroupCommitter } from '../store/group-commit.js';
+import type {
+  EntryRow,
+  MetadataStore,
+  MetadataTx,
+  WorkspaceRow,
+} from '../store/metadata/metadata-store.js';
+import {
+  countPassages,
+  deletePassagesOf,
+  dropSearchIndex,
+  getSearchState,
+  indexedSeqOf,
+  insertPassages,
+  type NewPassage,
+  passagesWithoutVector,
+  putSearchState,
+  type SearchStateRow,
+  setVector,
+  setVectorError,
+} from '../store/metadata/search-queries.js';
+import { chunkText } from './chunk.js';
+import { type EmbeddingProvider, vectorBytes } from './embeddings.js';
+import type { ChatProvider } from './llm.js';
+
+/** Files larger than this are not indexed (grep still searches them). */
+export const MAX_INDEXED_FILE_BYTES = 8 * 1024 * 1024;
+/** Changes (versions) read per step of the feed. */
+const FEED_PAGE = 500;
+/** Files per step of a rebuild. */
+const REBUILD_PAGE = 200;
+/** Passages per request to the embedding provider. */
+const EMBED_BATCH = 32;
+
+export interface SearchIndexOptions {
+  readonly store: MetadataStore;
+  readonly blobs: BlobStore;
+  readonly committer: GroupCommitter;
+  readonly embeddings?: EmbeddingProvider | undefined;
+  readonly llm?: ChatProvider | undefined;
+}
+
+/** The engine's search index; one per open engine, shared by all actors. */
+export class SearchIndex {
+  readonly embeddings: EmbeddingProvider | undefined;
+  readonly llm: ChatProvider | undefined;
+  readonly #store: MetadataStore;
+  readonly #blobs: BlobStore;
+  readonly #committer: GroupCommitter;
+  /** Per workspace id: the tail of its queue of steps (steps of one workspace never overlap). */
+  readonly #tails = new Map<string, Promise<void>>();
+  readonly #scheduled = new Set<string>();
+  #closed = false;
+
+  constructor(options: SearchIndexOptions) {
+    this.#store = options.store;
+    this.#blobs = options.blobs;
+    this.#committer = options.committer;
+    this.embeddings = options.embeddings;
+    this.llm = options.llm;
+  }
+
+  /** Catches `workspace` up in the background, soon (bursts of commits coalesce). */
+  schedule(workspace: string): void {
+    if (this.#closed || this.#scheduled.has(workspace)) return;
+    this.#scheduled.add(workspace);
+    setImmediate(() => {
+      this.#scheduled.delete(workspace);
+      if (this.#closed) return;
+      void this.#store
+        .findWorkspace(workspace)
+        .then((row) => (row ? this.catchUp(row, Number.POSITIVE_INFINITY) : undefined))
+        // A background step that fails is retried by the next commit or search.
+        .catch(() => undefined);
+    });
+  }
+
+  /**
+   * Brings the index of `ws` up to its head, or as far as it gets before `deadline` (epoch ms);
+   * then embeds passages still without vectors, within the same deadline.
+   */
+  catchUp(ws: WorkspaceRow, deadline: number): Promise<void> {
+    return this.#serial(ws.id, async () => {
+      while (!this.#closed && Date.now() < deadline) {
+        const row = await this.#store.findWorkspace(ws.name);
+        if (!row || row.id !== ws.id || workspaceSettings(row.settings).indexing === 'off') return;
+        if (!(await this.#step(row))) break;
+      }
+      await this.#embedPending(ws.id, deadline);
+    });
+  }
+
+  /** Drops the index of `ws` and rebuilds it, for at most `ms`; the rest follows in the background. */
+  async reindex(ws: WorkspaceRow, ms: number): Promise<void> {
+    await this.#serial(ws.id, () =>
+      this.#committer.run((tx) => dropSearchIndex(tx.kysely, ws.id), { durable: false }),
+    );
+    await this.catchUp(ws, Date.now() + ms);
+    this.schedule(ws.name);
+  }
+
+  /** The seq up to which the index reflects `ws` (cheap: for every search result). */
+  async indexedSeq(ws: WorkspaceRow): Promise<number> {
+    const state = await getSearchState(this.#store.kysely, ws.id);
+    return Number(state?.indexed_seq ?? 0);
+  }
+
+  async status(ws: WorkspaceRow): Promise<SearchStatus> {
+    const enabled = workspaceSettings(ws.settings).indexing === 'on';
+    const state = await getSearchState(this.#store.kysely, ws.id);
+    const counts = await countPassages(this.#store.kysely, ws.id);
+    const headSeq = Number(ws.seq);
+    const indexedSeq = enabled ? Number(state?.indexed_seq ?? 0) : 0;
+    return {
+      enabled,
+      indexedSeq,
+      headSeq,
+      lag: enabled ? Math.max(0, headSeq - indexedSeq) : 0,
+      rebuilding: enabled && (state === undefined || state.rebuild_seq !== null) && headSeq > 0,
+      passages: counts.passages,
+      files: counts.files,
+      vectors: this.embeddings
+        ? {
+            model: this.embeddings.model,
+            pending: counts.pending,
+            error: state?.vector_error ?? null,
+          }
+        : null,
+    };
+  }
+
+  /** Stops background work and waits for the step under way. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#tails.values()]);
+  }
+
+  #serial(key: string, fn: () => Promise<void>): Promise<void> {
+    const run = (this.#tails.get(key) ?? Promise.resolve()).then(fn);
+    const tail = run.catch(() => undefined);
+    this.#tails.set(key, tail);
+    void tail.then(() => {
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    });
+    return run;
+  }
+
+  /** One step: a rebuild page or a page of the feed. False when there was nothing to do. */
+  async #step(ws: WorkspaceRow): Promise<boolean> {
+    const db = this.#store.kysely;
+    const state = await getSearchState(db, ws.id);
+    if (state === undefined) {
+      // No index yet: rebuild from the current files as they are at this head.
+      const fresh: SearchStateRow = {
+        workspace_id: ws.id,
+        indexed_seq: 0,
+        rebuild_seq: Number(ws.seq),
+        rebuild_after: '',
+        vector_error: null,
+      };
+      await this.#commit(undefined, async (tx) => {
+        await dropSearchIndex(tx.kysely, ws.id);
+        await putSearchState(tx.kysely, fresh);
+      });
+      return true;
+    }
+    if (state.rebuild_seq !== null) return this.#rebuildPage(ws, state);
+    return this.#feedPage(ws, state);
+  }
+
+  async #rebuildPage(ws: WorkspaceRow, state: SearchStateRow): Promise<boolean> {
+    const after = state.rebuild_after === '' ? null : state.rebuild_after;
+    const entries = await this.#store.listEntries(ws.id, '/', true, after, REBUILD_PAGE);
+    const files = entries.filter((e) => e.type === 'file');
+    const passages = new Map<string, NewPassage[]>();
+    for (const entry of files) passages.set(entry.path, await this.#passagesOf(ws.id, entry));
+    const last = entries.at(-1);
+    const done = entries.length < REBUILD_PAGE || last === undefined;
+    const next: SearchStateRow = done
+      ? { ...state, indexed_seq: Number(state.rebuild_seq), rebuild_seq: null, rebuild_after: null }
+      : { ...state, rebuild_after: last.path };
+    await this.#commit(state, async (tx) => {
+      for (const [path, rows] of passages) {
+        await deletePassagesOf(tx.kysely, ws.id, path);
+        await insertPassages(tx.kysely, rows);
+      }
+      await putSearchState(tx.kysely, next);
+    });
+    return true;
+  }
+
+  async #feedPage(ws: WorkspaceRow, state: SearchStateRow): Promise<boolean> {
+    const after = Number(state.indexed_seq);
+    let rows = await this.#store.listChanges(ws.id, { after, limit: FEED_PAGE + 1 });
+    if (rows.length === 0) return false;
+    if (rows.length > FEED_PAGE) {
+      // Never split one change: leave the change at the cut for the next page…
+      const lastSeq = Number(rows.at(-1)?.seq);
+      const whole = rows.filter((r) => Number(r.seq) !== lastSeq);
+      // …unless it is the only one: then take it whole, however large.
+      rows = whole.length > 0 ? whole : await this.#store.listChanges(ws.id, { atSeq: lastSeq });
+    }
+    const indexedSeq = Number(rows.at(-1)?.seq ?? after);
+    const paths = [...new Set(rows.map((r) => r.path))];
+    const entries = new Map<string, EntryRow>();
+    for (let i = 0; i < paths.length; i += 200) {
+      const found = await this.#store.getEntries(ws.id, paths.slice(i, i + 200));
+      for (const [path, entry] of found) entries.set(path, entry);
+    }
+    const changes = new Map<string, NewPassage[]>();
+    for (const path of paths) {
+      const entry = entries.get(path);
+      if (entry?.type === 'file') {
+        // Already indexed at this version (a rebuild got there first): nothing to redo.
+        if ((await indexedSeqOf(this.#store.kysely, ws.id, path)) === Number(entry.seq)) continue;
+        changes.set(path, await this.#passagesOf(ws.id, entry));
+      } else {
+        changes.set(path, []);
+      }
+    }
+    await this.#commit(state, async (tx) => {
+      for (const [path, passages] of changes) {
+        await deletePassagesOf(tx.kysely, ws.id, path);
+        await insertPassages(tx.kysely, passages);
+      }
+      await putSearchState(tx.kysely, { ...state, indexed_seq: indexedSeq });
+    });
+    return true;
+  }
+
+  /**
+   * Commits `op` if the index state is still `expected` (another process may have moved it on:
+   * then this step's work is dropped and the next step starts from the new state). Index
+   * commits are relaxed: a crash loses at most the last steps, and the cursor with them.
+   */
+  async #commit(
+    expected: SearchStateRow | undefined,
+    op: (tx: MetadataTx) => Promise<void>,
+  ): Promise<void> {
+    await this.#committer.run(
+      async (tx) => {
+        const current = expected
+          ? await getSearchState(tx.kysely, expected.workspace_id)
+          : undefined;
+        if (
+          expected &&
+          (current === undefined ||
+            Number(current.indexed_seq) !== Number(expected.indexed_seq) ||
+            current.rebuild_seq !== expected.rebuild_seq ||
+            current.rebuild_after !== expected.rebuild_after)
+        ) {
+          return;
+        }
+        await op(tx);
+      },
+      { durable: false },
+    );
+  }
+
+  /** The passages of a file's current version; none for binary, empty or very large files. */
+  async #passagesOf(workspaceId: string, entry: EntryRow): Promise<NewPassage[]> {
+    if (entry.hash === null || Number(entry.size) === 0) return [];
+    if (Number(entry.size) > MAX_INDEXED_FILE_BYTES) return [];
+    const blob = await this.#store.getBlob(entry.hash);
+    if (!blob) return [];
+    const pieces: Uint8Array[] = [];
+    try {
+      for await (const piece of blobBytes({ blobs: this.#blobs }, blob, 0, Number(blob.size))) {
+        pieces.push(piece);
+      }
+    } catch (error) {
+      // Damaged content is fsck's to report; the index just leaves the file out.
+      if (isSatchelError(error, 'INTEGRITY')) return [];
+      throw error;
+    }
+    const data = Buffer.concat(pieces);
+    if (isBinary(data)) return [];
+    return chunkText(data.toString('utf8')).map((p) => ({
+      workspace_id: workspaceId,
+      path: entry.path,
+      seq: Number(entry.seq),
+      line_start: p.lineStart,
+      line_end: p.lineEnd,
+      text: p.text,
+    }));
+  }
+
+  /** Embeds passages without vectors in batches; a failing provider is noted in the state. */
+  async #embedPending(workspaceId: string, deadline: number): Promise<void> {
+    const provider = this.embeddings;
+    if (!provider) return;
+    while (!this.#closed && Date.now() < deadline) {
+      const pending = await passagesWithoutVector(this.#store.kysely, workspaceId, EMBED_BATCH);
+      if (pending.length === 0) return;
+      let vectors: Float32Array[];
+      try {
+        vectors = await provider.embed(pending.map((p) => `${p.path}\n${p.text}`));
+        if (vectors.length !== pending.length) {
+          throw new Error(`${vectors.length} vectors for ${pending.length} passages`);
+        }
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        await this.#committer.run((tx) => setVectorError(tx.kysely, workspaceId, message), {
+          durable: false,
+        });
+        return;
+      }
+      await this.#committer.run(
+        async (tx) => {
+          for (const [i, passage] of pending.entries()) {
+            const vector = vectors[i];
+            if (vector) await setVector(tx.kysely, passage.id, vectorBytes(vector));
+          }
+          await setVectorError(tx.kysely, workspaceId, null);
+        },
+        { durable: false },
+      );
+    }
+  }
+}
