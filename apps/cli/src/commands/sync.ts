@@ -1,0 +1,203 @@
+/** `satchel sync DIR` (once, or `--watch`) and `satchel sync status DIR`: core's sync engine. */
+import { relative, resolve, sep } from 'node:path';
+import {
+  folderPattern,
+  LocalTree,
+  type SyncMode,
+  type SyncReport,
+  syncOnce,
+  syncStatus,
+  watchSync,
+} from '@satchel/core';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { Context, Invocation } from '../context.js';
+import { EXIT_CODES, usageError } from '../errors.js';
+import { examples, humanSize } from '../format.js';
+import { progressBar, progressEnabled } from '../progress.js';
+
+interface SyncFlags {
+  readonly watch?: boolean;
+  readonly mode?: SyncMode;
+  readonly force?: boolean;
+  readonly label?: string;
+  readonly maxDelete?: number;
+}
+
+function share(value: string): number {
+  const match = /^(\d{1,3})%?$/.exec(value.trim());
+  const n = match ? Number(match[1]) : Number.NaN;
+  if (!(n >= 0 && n <= 100)) throw new InvalidArgumentError('must be a percentage from 0 to 100');
+  return n / 100;
+}
+
+/** Ignore patterns for the data directory when it lies inside the synced one. */
+export function dataDirExcludes(dir: string, dataDir: string): string[] {
+  const rel = relative(dir, dataDir);
+  if (rel === '' || rel.startsWith('..') || resolve(dir, rel) !== dataDir) return [];
+  return [folderPattern(rel.split(sep).join('/'))];
+}
+
+/** One line a person reads after a cycle. */
+export function summary(report: SyncReport, dir: string): string {
+  const parts = [
+    `${report.uploaded} up${report.deduplicated > 0 ? ` (${report.deduplicated} by hash)` : ''}`,
+    `${report.downloaded} down`,
+  ];
+  if (report.deletedRemote > 0) parts.push(`${report.deletedRemote} deleted in the workspace`);
+  if (report.deletedLocal > 0) parts.push(`${report.deletedLocal} deleted here`);
+  if (report.conflicts.length > 0) {
+    parts.push(`${report.conflicts.length} conflict${report.conflicts.length === 1 ? '' : 's'}`);
+  }
+  if (report.retry > 0) parts.push(`${report.retry} left for the next cycle`);
+  const bytes = report.bytesUp + report.bytesDown;
+  const reset = report.reset ? ' (restored: fresh or reset tree)' : '';
+  return `synced ${dir} with ${report.workspace}${reset}: ${parts.join(', ')} (${humanSize(bytes)} in ${(report.durationMs / 1000).toFixed(1)}s)`;
+}
+
+/** Conflicts, skipped entries and a guard stop, for people, on stderr. */
+function details(run: Invocation, report: SyncReport, dir: string): void {
+  for (const c of report.conflicts) {
+    run.note(
+      `conflict ${c.path}: the workspace version is at the path, yours is kept as ${c.keptAs}`,
+    );
+  }
+  for (const s of report.skipped) run.note(`skipped ${s.path} (${s.reason.replace('_', ' ')})`);
+  if (report.stoppedReason === 'mass_delete') {
+    run.note(
+      `satchel: sync stopped: it would delete ${report.plannedDeletes} of ${report.knownFiles} ` +
+        'synced files, more than allowed (--max-delete, default 50%); nothing was changed',
+    );
+    run.note(`hint: if ${dir} is meant to lose those files, run again with --force`);
+  }
+}
+
+function exitCodeOf(report: SyncReport): number {
+  if (report.stoppedReason !== null || report.conflicts.length > 0) return EXIT_CODES.CONFLICT;
+  return 0;
+}
+
+export function registerSyncCommands(program: Command, ctx: Context): void {
+  const sync = program
+    .command('sync')
+    .description(
+      'keep a directory and a workspace in step: three-way against the last synced state kept ' +
+        'in DIR/.satchel-sync/, conditional writes, conflicts kept side by side as ' +
+        'NAME.conflict-LABEL-TIME.EXT (exit 4). An empty DIR is restored, never taken for ' +
+        'deletions. `satchel sync status DIR` shows the state and the conflicts kept.',
+    )
+    .summary('sync a directory with a workspace')
+    .usage('[options] DIR | status DIR')
+    .argument('<dir>', 'directory to sync (or `status`)')
+    .argument('[status-dir]', 'with `status`: the directory')
+    .option('--watch', 'keep syncing: file events and the workspace change feed, until stopped')
+    .addOption(
+      new Option(
+        '--mode <mode>',
+        'two-way-safe (default), push (DIR → workspace), pull (workspace → DIR)',
+      ).choices(['two-way-safe', 'push', 'pull']),
+    )
+    .option('--force', 'apply a cycle even when it deletes more than --max-delete of the files')
+    .option(
+      '--max-delete <percent>',
+      'largest share of synced files one cycle may delete (default 50%)',
+      share,
+    )
+    .option(
+      '--label <label>',
+      'names this side in conflict copies (default: the session, else the host)',
+    )
+    .action(async (dir: string, statusDir: string | undefined, flags: SyncFlags, cmd: Command) => {
+      const run = ctx.invocation(cmd);
+      if (dir === 'status') {
+        if (statusDir === undefined)
+          throw usageError('sync status needs a DIR', 'e.g. `satchel sync status ./work`');
+        const status = await syncStatus(new LocalTree(resolve(run.io.cwd, statusDir)));
+        if (run.json) return run.printJson(status);
+        if (status.workspace === null) return run.out(`${statusDir} was never synced`);
+        run.out(
+          `${statusDir}: workspace ${status.workspace}, ${status.files} files, last synced ` +
+            `${status.lastSyncAt ?? 'never'}, at seq ${status.cursor}`,
+        );
+        for (const c of status.conflicts) {
+          run.out(`conflict ${c.path} (${c.time}, ${c.label}): yours kept as ${c.keptAs}`);
+        }
+        return;
+      }
+      if (statusDir !== undefined) throw usageError(`unexpected argument ${statusDir}`);
+      const root = resolve(run.io.cwd, dir);
+      const workspace = run.workspace();
+      const satchel = await run.satchel();
+      const session = run.call().session;
+      const options = {
+        satchel,
+        workspace,
+        tree: new LocalTree(root),
+        mode: flags.mode ?? 'two-way-safe',
+        label: flags.label ?? session ?? 'local',
+        force: flags.force ?? false,
+        exclude: dataDirExcludes(root, run.dataDir()),
+        ...(flags.maxDelete === undefined ? {} : { maxDeleteShare: flags.maxDelete }),
+        ...(session === undefined ? {} : { session }),
+      };
+      const report = (r: SyncReport) => {
+        if (run.json) run.printJson(r);
+        else if (
+          r.uploaded + r.downloaded + r.deletedLocal + r.deletedRemote + r.conflicts.length > 0 ||
+          !flags.watch
+        ) {
+          run.out(summary(r, dir));
+        }
+        details(run, r, dir);
+      };
+      if (!flags.watch) {
+        const bar = progressBar({
+          stream: run.io.stderr,
+          enabled: progressEnabled(run.io),
+          label: `sync ${dir}`,
+          total: null,
+        });
+        let bytes = 0;
+        let result: SyncReport;
+        try {
+          result = await syncOnce({
+            ...options,
+            onProgress: (p) => {
+              bar.add(p.bytes - bytes);
+              bytes = p.bytes;
+            },
+          });
+        } finally {
+          bar.stop();
+        }
+        report(result);
+        run.exitCode = exitCodeOf(result);
+        return;
+      }
+      const untilStopped = run.io.untilStopped;
+      if (untilStopped === undefined)
+        throw usageError('--watch runs until the process is stopped; run it as a process');
+      const controller = new AbortController();
+      const stopped = untilStopped().then(() => controller.abort());
+      let worst = 0;
+      await watchSync({
+        ...options,
+        signal: controller.signal,
+        onCycle: (r) => {
+          report(r);
+          worst = Math.max(worst, exitCodeOf(r));
+        },
+        onError: (error) =>
+          run.note(
+            `satchel: sync: ${error instanceof Error ? error.message : String(error)} (retrying)`,
+          ),
+      });
+      await stopped;
+      run.exitCode = worst;
+    });
+  examples(sync, [
+    'satchel sync ./work -w demo',
+    'satchel sync ./work -w demo --watch',
+    'satchel sync ./replica -w demo --mode pull',
+    'satchel sync status ./work --json',
+  ]);
+}

@@ -1,0 +1,131 @@
+/**
+ * Agent runs in sandboxes that hibernate, resume and reset: the local provider on real
+ * directories and processes, and the codesandbox provider against a local stand-in of the SDK.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { StandInSandboxes } from '../test-support/codesandbox-stand-in.js';
+import { catFile, openTemp, tempDir } from '../test-support/temp.js';
+import { CodeSandboxProvider } from './codesandbox.js';
+import { LocalSandboxProvider } from './local.js';
+import type { SandboxProvider } from './provider.js';
+import { runInSandbox } from './run.js';
+
+async function workspaceFiles(satchel: Awaited<ReturnType<typeof openTemp>>['satchel']) {
+  const page = await satchel.list('ws', { recursive: true });
+  return page.items.filter((i) => i.type === 'file').map((i) => i.path);
+}
+
+const sh = (script: string) => ['sh', '-c', script];
+
+describe('local sandbox provider', () => {
+  it('keeps files across hibernate, and restores everything after a reset without deleting anything', async () => {
+    const { satchel } = await openTemp();
+    const provider = new LocalSandboxProvider(await tempDir('sandboxes-'));
+    const base = { provider, satchel, workspace: 'ws', sandbox: 'agent-1' };
+
+    const first = await runInSandbox({
+      ...base,
+      command: sh('mkdir -p out && echo step1 > out/a.txt && echo notes > notes.md'),
+    });
+    expect(first).toMatchObject({ sandbox: 'agent-1', boot: 'new', exitCode: 0 });
+    expect(first.save.uploaded).toBe(2);
+
+    // Hibernated and resumed: the files are simply still there.
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    const second = await runInSandbox({
+      ...base,
+      command: sh('cat out/a.txt && echo step2 >> out/a.txt'),
+      stdout: out,
+    });
+    expect(second).toMatchObject({ boot: 'resumed', exitCode: 0 });
+    expect(second.restore).toMatchObject({ reset: false, downloaded: 0, deletedRemote: 0 });
+    expect(Buffer.concat(chunks).toString()).toBe('step1\n');
+    expect((await catFile(satchel, '/out/a.txt')).toString()).toBe('step1\nstep2\n');
+
+    // The snapshot is lost: the sandbox boots clean with an empty tree and no state.
+    await provider.reset('agent-1');
+    expect(await readdir(provider.dir('agent-1'))).toEqual([]);
+    const third = await runInSandbox({ ...base, command: sh('cat out/a.txt notes.md > seen.txt') });
+    expect(third.boot).toBe('clean');
+    expect(third.restore).toMatchObject({ reset: true, downloaded: 2, deletedRemote: 0 });
+    expect(third.save).toMatchObject({ uploaded: 1, deletedRemote: 0 });
+    expect(await workspaceFiles(satchel)).toEqual(['/notes.md', '/out/a.txt', '/seen.txt']);
+    expect((await catFile(satchel, '/seen.txt')).toString()).toBe('step1\nstep2\nnotes\n');
+  });
+
+  it('syncs the results back and hibernates even when the command fails', async () => {
+    const { satchel } = await openTemp();
+    const provider = new LocalSandboxProvider(await tempDir('sandboxes-'));
+    const result = await runInSandbox({
+      provider,
+      satchel,
+      workspace: 'ws',
+      sandbox: 'failing',
+      command: sh('echo partial > half-done.txt; exit 3'),
+    });
+    expect(result.exitCode).toBe(3);
+    expect(await workspaceFiles(satchel)).toEqual(['/half-done.txt']);
+    const missing = await runInSandbox({
+      provider,
+      satchel,
+      workspace: 'ws',
+      sandbox: 'failing',
+      command: ['/no/such/program'],
+    });
+    expect(missing.exitCode).toBe(127);
+  });
+
+  it('refuses sandbox ids that could leave its root', async () => {
+    const provider = new LocalSandboxProvider(await tempDir('sandboxes-'));
+    await expect(provider.resume('../etc')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(provider.create({ id: 'a/b' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});
+
+describe('codesandbox provider (against a local stand-in of @codesandbox/sdk)', () => {
+  it('creates from a template, resumes, and rehydrates after a CLEAN boot', async () => {
+    const { satchel } = await openTemp();
+    const sdk = new StandInSandboxes(await tempDir('csb-'));
+    const provider: SandboxProvider = new CodeSandboxProvider(sdk);
+    const first = await runInSandbox({
+      provider,
+      satchel,
+      workspace: 'ws',
+      command: ['sh', '-c', 'echo "from the VM" > result.txt'],
+    });
+    expect(first).toMatchObject({ boot: 'new', exitCode: 0 });
+    expect(first.save.uploaded).toBe(1);
+    const id = first.sandbox;
+    expect(sdk.calls).toEqual(['create', `hibernate ${id}`]);
+    const tree = join(sdk.vmRoot(id), 'project/workspace');
+    expect(await readFile(join(tree, 'result.txt'), 'utf8')).toBe('from the VM\n');
+
+    const second = await runInSandbox({
+      provider,
+      satchel,
+      workspace: 'ws',
+      sandbox: id,
+      command: ['sh', '-c', 'cat result.txt > copy.txt; exit 4'],
+    });
+    expect(second).toMatchObject({ boot: 'resumed', exitCode: 4 });
+    expect(second.restore).toMatchObject({ reset: false, downloaded: 0 });
+
+    await sdk.expireSnapshot(id);
+    const third = await runInSandbox({
+      provider,
+      satchel,
+      workspace: 'ws',
+      sandbox: id,
+      command: ['ls'],
+    });
+    expect(third.boot).toBe('clean');
+    expect(third.restore).toMatchObject({ reset: true, downloaded: 2, deletedRemote: 0 });
+    expect(await readFile(join(tree, 'copy.txt'), 'utf8')).toBe('from the VM\n');
+    expect((await catFile(satchel, '/copy.txt')).toString()).toBe('from the VM\n');
+  });
+});

@@ -1,0 +1,364 @@
+/**
+ * Executes a plan with bounded parallelism. Every upload is a conditional write on the seq the
+ * plan saw (or create-only), every download an atomic replace of a file checked unchanged since
+ * the scan, and the state is recorded after each applied action. A change that raced another
+ * writer (PRECONDITION_FAILED, LOCKED, a file edited since the scan) is left for the next cycle.
+ */
+import { isSatchelError } from '../errors.js';
+import type { BatchFile, Satchel } from '../satchel.js';
+import type { SyncConflict, SyncSkipped } from '../schemas/sync.js';
+import type { FileInfo } from '../schemas.js';
+import { conflictPath, type LocalFile, type RemoteFile, type SyncAction } from './plan.js';
+import type { FileState, SyncState } from './state.js';
+import type { SyncTree, TreeEntry } from './tree.js';
+
+/** Files up to this size are uploaded in batches (one transaction each). */
+const BATCH_FILE_MAX = 64 * 1024;
+const BATCH_FILES = 200;
+const BATCH_BYTES = 2 * 1024 * 1024;
+/** Files from this size are first offered by hash: the workspace may hold the content already. */
+const BY_HASH_MIN = 256 * 1024;
+
+export interface SyncProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly bytes: number;
+}
+
+export interface ApplyContext {
+  readonly satchel: Satchel;
+  readonly workspace: string;
+  readonly tree: SyncTree;
+  readonly state: SyncState;
+  readonly label: string;
+  readonly session?: string;
+  readonly clock: () => number;
+  readonly concurrency: number;
+  /** Content hashes the workspace holds now: uploads of these go by hash. */
+  readonly remoteHashes: ReadonlySet<string>;
+  /** Every path either side has, so conflict names never collide. */
+  readonly taken: (path: string) => boolean;
+  readonly onProgress?: (progress: SyncProgress) => void;
+}
+
+export interface ApplyResult {
+  uploaded: number;
+  deduplicated: number;
+  downloaded: number;
+  deletedRemote: number;
+  deletedLocal: number;
+  retry: number;
+  bytesUp: number;
+  bytesDown: number;
+  conflicts: SyncConflict[];
+  skipped: SyncSkipped[];
+}
+
+/** The tree name of a workspace path that has no file in the tree yet. */
+export function treeName(path: string): string {
+  return path.slice(1);
+}
+
+/** Runs `work` on every item, at most `limit` at a time; the first error is thrown at the end. */
+export async function eachLimit<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const worker = async (): Promise<void> => {
+    while (failure === null && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure !== null) throw (failure as { error: unknown }).error;
+}
+
+function raced(error: unknown): boolean {
+  return isSatchelError(error, 'PRECONDITION_FAILED') || isSatchelError(error, 'LOCKED');
+}
+
+function typeMismatch(error: unknown): boolean {
+  if (isSatchelError(error, 'CONFLICT')) return error.data.reason === 'type_mismatch';
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'ENOTEMPTY';
+}
+
+function unchangedSince(now: TreeEntry | null, scanned: LocalFile | null): boolean {
+  if (scanned === null) return now === null;
+  return now?.type === 'file' && now.size === scanned.size && now.mtimeMs === scanned.mtimeMs;
+}
+
+async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const pieces: Buffer[] = [];
+  for await (const piece of source) pieces.push(Buffer.from(piece));
+  return Buffer.concat(pieces);
+}
+
+type Upload = Extract<SyncAction, { kind: 'upload' }>;
+
+/** Applies plans against one workspace and tree. */
+export class Applier {
+  readonly result: ApplyResult = {
+    uploaded: 0,
+    deduplicated: 0,
+    downloaded: 0,
+    deletedRemote: 0,
+    deletedLocal: 0,
+    retry: 0,
+    bytesUp: 0,
+    bytesDown: 0,
+    conflicts: [],
+    skipped: [],
+  };
+  private done = 0;
+  private total = 0;
+
+  constructor(private readonly ctx: ApplyContext) {}
+
+  async apply(actions: readonly SyncAction[]): Promise<void> {
+    this.total += actions.length;
+    const small: Upload[] = [];
+    const rest: SyncAction[] = [];
+    for (const action of actions) {
+      const batchable =
+        action.kind === 'upload' &&
+        action.local.size <= BATCH_FILE_MAX &&
+        !this.ctx.remoteHashes.has(action.local.hash);
+      if (batchable) small.push(action);
+      else rest.push(action);
+    }
+    const units: Array<() => Promise<void>> = [];
+    for (const batch of batches(small)) units.push(() => this.uploadBatch(batch));
+    for (const action of rest) units.push(() => this.one(action));
+    try {
+      await eachLimit(units, this.ctx.concurrency, (unit) => unit());
+    } finally {
+      await this.ctx.state.flush();
+    }
+  }
+
+  private tick(count: number): void {
+    this.done += count;
+    this.ctx.onProgress?.({
+      done: this.done,
+      total: this.total,
+      bytes: this.result.bytesUp + this.result.bytesDown,
+    });
+  }
+
+  private async one(action: SyncAction): Promise<void> {
+    try {
+      await this.run(action);
+    } catch (error) {
+      if (raced(error)) this.result.retry++;
+      else if (typeMismatch(error)) {
+        this.result.skipped.push({
+          path: action.path,
+          reason: 'type_mismatch',
+          detail: 'a file on one side is a folder on the other',
+        });
+      } else throw error;
+    } finally {
+      this.tick(1);
+    }
+  }
+
+  private async run(action: SyncAction): Promise<void> {
+    const { state } = this.ctx;
+    switch (action.kind) {
+      case 'record':
+        return state.set(action.path, action.file);
+      case 'forget':
+        return state.delete(action.path);
+      case 'upload': {
+        const info = await this.upload(action.path, action.local, action.ifMatch);
+        return state.set(action.path, this.stateOf(info, action.local));
+      }
+      case 'download':
+        return this.download(action.path, action.remote, action.expect);
+      case 'delete-local': {
+        if (!unchangedSince(await this.ctx.tree.stat(action.local.name), action.local)) {
+          this.result.retry++;
+          return;
+        }
+        await this.ctx.tree.remove(action.local.name);
+        this.result.deletedLocal++;
+        return state.delete(action.path);
+      }
+      case 'delete-remote': {
+        try {
+          await this.ctx.satchel.remove(this.ctx.workspace, action.path, {
+            ifMatch: action.remote.seq,
+            ...this.session(),
+          });
+          this.result.deletedRemote++;
+        } catch (error) {
+          if (!isSatchelError(error, 'NOT_FOUND')) throw error;
+        }
+        return state.delete(action.path);
+      }
+      case 'conflict':
+        return this.conflict(action.path, action.local, action.remote, action.base);
+    }
+  }
+
+  private session(): { session?: string } {
+    return this.ctx.session === undefined ? {} : { session: this.ctx.session };
+  }
+
+  /** The state after an upload; an mtime of -1 makes the next scan hash the file again. */
+  private stateOf(info: FileInfo, local: LocalFile): FileState {
+    const hash = info.hash ?? '';
+    return {
+      seq: info.seq,
+      hash,
+      size: info.size,
+      mtimeMs: hash === local.hash ? local.mtimeMs : -1,
+    };
+  }
+
+  private async upload(path: string, local: LocalFile, ifMatch: number | null): Promise<FileInfo> {
+    const { satchel, workspace } = this.ctx;
+    const options = {
+      ...(ifMatch === null ? { ifNoneMatch: '*' as const } : { ifMatch }),
+      ...this.session(),
+    };
+    if (this.ctx.remoteHashes.has(local.hash) || local.size >= BY_HASH_MIN) {
+      try {
+        const info = await satchel.writeFileByHash(workspace, path, local.hash, options);
+        this.result.uploaded++;
+        this.result.deduplicated++;
+        return info;
+      } catch (error) {
+        if (!isSatchelError(error, 'NOT_FOUND') || error.data.reason !== 'content_unknown') {
+          throw error;
+        }
+      }
+    }
+    const info = await satchel.writeFile(workspace, path, this.ctx.tree.read(local.name), options);
+    this.result.uploaded++;
+    this.result.bytesUp += info.size;
+    return info;
+  }
+
+  /** Small files in one transaction; if any condition fails, each goes on its own. */
+  private async uploadBatch(batch: readonly Upload[]): Promise<void> {
+    const files: BatchFile[] = [];
+    for (const action of batch) {
+      const content = await readAll(this.ctx.tree.read(action.local.name));
+      files.push({
+        path: action.path,
+        content,
+        ...(action.ifMatch === null ? { ifNoneMatch: '*' as const } : { ifMatch: action.ifMatch }),
+      });
+    }
+    let infos: FileInfo[];
+    try {
+      infos = await this.ctx.satchel.writeFiles(this.ctx.workspace, files, this.session());
+    } catch (error) {
+      if (!raced(error) && !typeMismatch(error)) throw error;
+      for (const action of batch) await this.one(action);
+      return;
+    }
+    for (const [i, action] of batch.entries()) {
+      const info = infos[i];
+      if (!info) continue;
+      this.result.uploaded++;
+      this.result.bytesUp += info.size;
+      await this.ctx.state.set(action.path, this.stateOf(info, action.local));
+    }
+    this.tick(batch.length);
+  }
+
+  private async download(path: string, remote: RemoteFile, expect: LocalFile | null) {
+    const name = expect?.name ?? treeName(path);
+    if (!unchangedSince(await this.ctx.tree.stat(name), expect)) {
+      this.result.retry++;
+      return;
+    }
+    const written = await this.fetch(path, remote, name);
+    await this.ctx.state.set(path, {
+      seq: remote.seq,
+      hash: remote.hash,
+      size: remote.size,
+      mtimeMs: written.mtimeMs,
+    });
+  }
+
+  private async fetch(path: string, remote: RemoteFile, name: string) {
+    const file = await this.ctx.satchel.readFile(this.ctx.workspace, path, {
+      version: remote.seq,
+      ...this.session(),
+    });
+    const written = await this.ctx.tree.write(name, file.body);
+    this.result.downloaded++;
+    this.result.bytesDown += written.size;
+    return written;
+  }
+
+  /**
+   * Keeps the tree's version beside the path (renamed, then uploaded create-only), and puts the
+   * workspace version at the path. Each step is recorded, so a crash between them loses nothing:
+   * the next cycle uploads the kept copy or downloads the workspace version.
+   */
+  private async conflict(
+    path: string,
+    local: LocalFile,
+    remote: RemoteFile,
+    base: FileState | null,
+  ): Promise<void> {
+    const { tree, state, clock, label } = this.ctx;
+    if (!unchangedSince(await tree.stat(local.name), local)) {
+      this.result.retry++;
+      return;
+    }
+    const now = clock();
+    const keptAs = conflictPath(path, label, now, this.ctx.taken);
+    const keptName = `${local.name.slice(0, local.name.lastIndexOf('/') + 1)}${keptAs.slice(keptAs.lastIndexOf('/') + 1)}`;
+    await tree.rename(local.name, keptName);
+    const moved: LocalFile = { ...local, path: keptAs, name: keptName };
+    const keptInfo = await this.upload(keptAs, moved, null);
+    await state.set(keptAs, this.stateOf(keptInfo, moved));
+    const written = await this.fetch(path, remote, local.name);
+    await state.set(path, {
+      seq: remote.seq,
+      hash: remote.hash,
+      size: remote.size,
+      mtimeMs: written.mtimeMs,
+    });
+    const conflict: SyncConflict = {
+      path,
+      base: base === null ? null : { seq: base.seq, hash: base.hash },
+      ours: { hash: local.hash, size: local.size },
+      theirs: { seq: remote.seq, hash: remote.hash, size: remote.size },
+      keptAs,
+      label,
+      time: new Date(now).toISOString(),
+    };
+    this.result.conflicts.push(conflict);
+    await state.addConflict(conflict);
+  }
+}
+
+function* batches(uploads: readonly Upload[]): Generator<Upload[]> {
+  let batch: Upload[] = [];
+  let bytes = 0;
+  for (const upload of uploads) {
+    if (batch.length >= BATCH_FILES || bytes + upload.local.size > BATCH_BYTES) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(upload);
+    bytes += upload.local.size;
+  }
+  if (batch.length > 0) yield batch;
+}

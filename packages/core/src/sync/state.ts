@@ -1,0 +1,180 @@
+/**
+ * The last synced state of a tree, kept inside it (`.satchel-sync/`): for each workspace path the
+ * seq, hash, size and mtime both sides agreed on, the workspace cursor, and the conflicts kept.
+ *
+ * On disk: `state.json`, replaced atomically (temp + fsync + rename) at the end of a cycle, plus
+ * `journal.jsonl`, one line per applied action, appended as the cycle goes and folded into
+ * state.json at the next checkpoint. A crash mid-cycle loses at most the last unflushed lines;
+ * the next cycle sees those paths as the same change on both sides and converges.
+ */
+import type { SyncConflict } from '../schemas/sync.js';
+import type { SyncTree } from './tree.js';
+
+export const STATE_FILE = 'state.json';
+export const JOURNAL_FILE = 'journal.jsonl';
+const FORMAT = 1;
+/** Journal lines buffered before they are appended. */
+const FLUSH_EVERY = 64;
+/** Conflicts remembered for `sync status` (oldest dropped first). */
+const MAX_CONFLICTS = 1000;
+
+export interface FileState {
+  readonly seq: number;
+  readonly hash: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+interface StateData {
+  format: number;
+  workspace: string;
+  cursor: number;
+  lastSyncAt: string | null;
+  files: Record<string, FileState>;
+  conflicts: SyncConflict[];
+}
+
+type JournalLine =
+  | { op: 'set'; path: string; file: FileState }
+  | { op: 'del'; path: string }
+  | { op: 'conflict'; conflict: SyncConflict };
+
+function parseData(text: string | null): StateData | null {
+  if (text === null) return null;
+  try {
+    const data = JSON.parse(text) as StateData;
+    if (data?.format !== FORMAT || typeof data.files !== 'object') return null;
+    return data;
+  } catch {
+    return null;
+  }
+}
+
+/** The state of one tree, in memory, with its journal. */
+export class SyncState {
+  private pending: string[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly tree: SyncTree,
+    private data: StateData,
+    /** False when no usable state was found for this workspace: a fresh or reset tree. */
+    readonly found: boolean,
+  ) {}
+
+  /** The state of `tree` for `workspace`; a fresh one when missing, unreadable or of another workspace. */
+  static async load(tree: SyncTree, workspace: string): Promise<SyncState> {
+    const data = parseData(await tree.readState(STATE_FILE));
+    const fresh: StateData = {
+      format: FORMAT,
+      workspace,
+      cursor: 0,
+      lastSyncAt: null,
+      files: {},
+      conflicts: [],
+    };
+    if (data === null || data.workspace !== workspace) return new SyncState(tree, fresh, false);
+    const state = new SyncState(tree, data, true);
+    for (const line of ((await tree.readState(JOURNAL_FILE)) ?? '').split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        state.apply(JSON.parse(line) as JournalLine);
+      } catch {
+        // A torn last line from a crash: everything before it is applied.
+      }
+    }
+    return state;
+  }
+
+  /** What `sync status` shows, without opening a workspace. */
+  static async peek(tree: SyncTree): Promise<StateData | null> {
+    const data = parseData(await tree.readState(STATE_FILE));
+    if (data === null) return null;
+    const state = new SyncState(tree, data, true);
+    for (const line of ((await tree.readState(JOURNAL_FILE)) ?? '').split('\n')) {
+      try {
+        if (line.trim() !== '') state.apply(JSON.parse(line) as JournalLine);
+      } catch {
+        // torn line
+      }
+    }
+    return state.data;
+  }
+
+  private apply(line: JournalLine): void {
+    if (line.op === 'set') this.data.files[line.path] = line.file;
+    else if (line.op === 'del') delete this.data.files[line.path];
+    else if (!this.data.conflicts.some((c) => c.keptAs === line.conflict.keptAs)) {
+      this.data.conflicts.push(line.conflict);
+      if (this.data.conflicts.length > MAX_CONFLICTS) this.data.conflicts.shift();
+    }
+  }
+
+  get workspace(): string {
+    return this.data.workspace;
+  }
+  get cursor(): number {
+    return this.data.cursor;
+  }
+  get lastSyncAt(): string | null {
+    return this.data.lastSyncAt;
+  }
+  get conflicts(): readonly SyncConflict[] {
+    return this.data.conflicts;
+  }
+  get size(): number {
+    return Object.keys(this.data.files).length;
+  }
+
+  get(path: string): FileState | undefined {
+    return Object.hasOwn(this.data.files, path) ? this.data.files[path] : undefined;
+  }
+
+  files(): Map<string, FileState> {
+    return new Map(Object.entries(this.data.files));
+  }
+
+  /** Records that both sides hold `file` at `path`. */
+  set(path: string, file: FileState): Promise<void> {
+    return this.log({ op: 'set', path, file });
+  }
+
+  /** Records that neither side holds `path`. */
+  delete(path: string): Promise<void> {
+    return this.log({ op: 'del', path });
+  }
+
+  addConflict(conflict: SyncConflict): Promise<void> {
+    return this.log({ op: 'conflict', conflict });
+  }
+
+  private log(line: JournalLine): Promise<void> {
+    this.apply(line);
+    this.pending.push(`${JSON.stringify(line)}\n`);
+    return this.pending.length >= FLUSH_EVERY ? this.flush() : Promise.resolve();
+  }
+
+  /** Appends the buffered journal lines. */
+  flush(): Promise<void> {
+    if (this.pending.length === 0) return this.flushing;
+    const text = this.pending.join('');
+    this.pending = [];
+    this.flushing = this.flushing.then(() => this.tree.appendState(JOURNAL_FILE, text));
+    return this.flushing;
+  }
+
+  /** Folds everything into state.json (atomic, durable) and empties the journal. */
+  async checkpoint(cursor: number, now: number): Promise<void> {
+    await this.flush();
+    this.data.cursor = Math.max(this.data.cursor, cursor);
+    this.data.lastSyncAt = new Date(now).toISOString();
+    await this.tree.writeState(STATE_FILE, JSON.stringify(this.data));
+    // A crash before this line replays the journal onto the new state: every line is idempotent.
+    await this.tree.writeState(JOURNAL_FILE, '');
+  }
+
+  /** Moves the cursor on without a checkpoint (the watch's feed position). */
+  setCursor(cursor: number): void {
+    this.data.cursor = Math.max(this.data.cursor, cursor);
+  }
+}

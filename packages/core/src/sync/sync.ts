@@ -1,0 +1,395 @@
+/**
+ * Sync entry points: `syncOnce` (one full cycle: scan, compare, apply, checkpoint), `syncPaths`
+ * (a cycle over a few paths, for watch mode) and `syncStatus` (the state kept in a tree). They
+ * work through the Satchel interface, so against the engine or a server alike.
+ */
+import { createHash } from 'node:crypto';
+import { isSatchelError, SatchelError } from '../errors.js';
+import { normalizePath } from '../paths.js';
+import type { Satchel } from '../satchel.js';
+import {
+  type SyncMode,
+  SyncModeSchema,
+  type SyncReport,
+  type SyncSkipped,
+  type SyncStatus,
+} from '../schemas/sync.js';
+import { Applier, type ApplyResult, eachLimit, type SyncProgress } from './apply.js';
+import { type IgnoreRules, loadIgnoreRules } from './ignore.js';
+import {
+  DEFAULT_MAX_DELETE_SHARE,
+  isReset,
+  type LocalFile,
+  type Plan,
+  plan,
+  type RemoteFile,
+} from './plan.js';
+import { SyncState } from './state.js';
+import type { SyncTree, TreeEntry } from './tree.js';
+
+export type { SyncProgress } from './apply.js';
+
+export interface SyncOptions {
+  readonly satchel: Satchel;
+  readonly workspace: string;
+  readonly tree: SyncTree;
+  /** Default `two-way-safe`. */
+  readonly mode?: SyncMode;
+  /** Names this side in conflict copies (`name.conflict-<label>-<time>.ext`). Default `local`. */
+  readonly label?: string;
+  /** Apply a plan even when it deletes more than `maxDeleteShare` of the known files. */
+  readonly force?: boolean;
+  /** Default 0.5. */
+  readonly maxDeleteShare?: number;
+  /** Transfers in flight at once. Default 8. */
+  readonly concurrency?: number;
+  /** More ignore patterns (.gitignore syntax), e.g. the data directory inside the tree. */
+  readonly exclude?: readonly string[];
+  /** Session label stored on the versions sync writes. */
+  readonly session?: string;
+  readonly clock?: () => number;
+  readonly onProgress?: (progress: SyncProgress) => void;
+}
+
+/** Cycles a one-shot sync runs when changes raced it, before it leaves them to the next run. */
+const MAX_PASSES = 3;
+const HASH_CONCURRENCY = 4;
+const LIST_PAGE = 1000;
+
+interface Scan {
+  readonly local: Map<string, LocalFile>;
+  readonly skipped: SyncSkipped[];
+  readonly treeExists: boolean;
+}
+
+function checkOptions(options: SyncOptions): SyncMode {
+  const mode = SyncModeSchema.safeParse(options.mode ?? 'two-way-safe');
+  if (!mode.success) {
+    throw new SatchelError('INVALID_INPUT', 'mode must be two-way-safe, push or pull', {
+      field: 'mode',
+    });
+  }
+  const share = options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE;
+  if (!(share >= 0 && share <= 1)) {
+    throw new SatchelError('INVALID_INPUT', 'maxDeleteShare must be between 0 and 1', {
+      field: 'maxDeleteShare',
+    });
+  }
+  return mode.data;
+}
+
+export async function hashContent(
+  source: AsyncIterable<Uint8Array>,
+): Promise<{ hash: string; size: number }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const piece of source) {
+    hash.update(piece);
+    size += piece.byteLength;
+  }
+  return { hash: hash.digest('hex'), size };
+}
+
+/** The workspace path of a tree path, or null when the name cannot be one. */
+function workspacePath(name: string): string | null {
+  try {
+    return normalizePath(`/${name}`);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Classifies tree entries: files by workspace path (hashed only when size or mtime differ from
+ * the state), the rest skipped with a reason.
+ */
+async function classify(
+  entries: readonly TreeEntry[],
+  tree: SyncTree,
+  rules: IgnoreRules,
+  state: SyncState,
+): Promise<Omit<Scan, 'treeExists'>> {
+  const skipped: SyncSkipped[] = [];
+  const found = new Map<string, TreeEntry>();
+  for (const entry of entries) {
+    if (!rules.trivial && rules.ignores(entry.path)) continue;
+    if (entry.type !== 'file') {
+      skipped.push({
+        path: entry.path,
+        reason: entry.type === 'symlink' ? 'symlink' : 'special_file',
+      });
+      continue;
+    }
+    // A name the state knows is already a valid, normalised workspace path.
+    const known = `/${entry.path}`;
+    const path = state.get(known) ? known : workspacePath(entry.path);
+    if (path === null) {
+      skipped.push({ path: entry.path, reason: 'invalid_name' });
+    } else if (found.has(path)) {
+      skipped.push({ path: entry.path, reason: 'duplicate_name', detail: `same name as ${path}` });
+    } else {
+      found.set(path, entry);
+    }
+  }
+  const local = new Map<string, LocalFile>();
+  const toHash: Array<[string, TreeEntry]> = [];
+  for (const [path, entry] of found) {
+    const known = state.get(path);
+    if (known && known.size === entry.size && known.mtimeMs === entry.mtimeMs) {
+      local.set(path, {
+        path,
+        name: entry.path,
+        size: entry.size,
+        mtimeMs: entry.mtimeMs,
+        hash: known.hash,
+      });
+    } else {
+      toHash.push([path, entry]);
+    }
+  }
+  await eachLimit(toHash, HASH_CONCURRENCY, async ([path, entry]) => {
+    try {
+      const { hash } = await hashContent(tree.read(entry.path));
+      local.set(path, { path, name: entry.path, size: entry.size, mtimeMs: entry.mtimeMs, hash });
+    } catch (error) {
+      // Deleted between the listing and the read: it is simply not there.
+      if ((error as NodeJS.ErrnoException | null)?.code !== 'ENOENT') throw error;
+    }
+  });
+  return { local, skipped };
+}
+
+async function scanTree(tree: SyncTree, rules: IgnoreRules, state: SyncState): Promise<Scan> {
+  const treeExists = await tree.exists();
+  const entries = treeExists ? await tree.list((dir) => rules.ignores(dir, true)) : [];
+  return { ...(await classify(entries, tree, rules, state)), treeExists };
+}
+
+async function listRemote(
+  satchel: Satchel,
+  workspace: string,
+  rules: IgnoreRules,
+): Promise<Map<string, RemoteFile>> {
+  const remote = new Map<string, RemoteFile>();
+  let cursor: string | undefined;
+  do {
+    const page = await satchel.list(workspace, { recursive: true, limit: LIST_PAGE, cursor });
+    for (const info of page.items) {
+      if (info.type !== 'file' || info.hash === null) continue;
+      if (!rules.trivial && rules.ignores(info.path.slice(1))) continue;
+      if (rules.trivial && rules.ignores(info.path.slice(1), false, true)) continue;
+      remote.set(info.path, { path: info.path, seq: info.seq, hash: info.hash, size: info.size });
+    }
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+  return remote;
+}
+
+function emptyResult(): ApplyResult {
+  return {
+    uploaded: 0,
+    deduplicated: 0,
+    downloaded: 0,
+    deletedRemote: 0,
+    deletedLocal: 0,
+    retry: 0,
+    bytesUp: 0,
+    bytesDown: 0,
+    conflicts: [],
+    skipped: [],
+  };
+}
+
+/** One cycle's pieces, shared by full and path cycles. */
+interface Cycle {
+  readonly local: Map<string, LocalFile>;
+  readonly remote: Map<string, RemoteFile>;
+  readonly plan: Plan;
+}
+
+async function applyCycle(
+  options: SyncOptions,
+  state: SyncState,
+  cycle: Cycle,
+  remoteHashes: ReadonlySet<string>,
+): Promise<ApplyResult> {
+  const applier = new Applier({
+    satchel: options.satchel,
+    workspace: options.workspace,
+    tree: options.tree,
+    state,
+    label: options.label ?? 'local',
+    ...(options.session === undefined ? {} : { session: options.session }),
+    clock: options.clock ?? Date.now,
+    concurrency: options.concurrency ?? 8,
+    remoteHashes,
+    taken: (path) => cycle.local.has(path) || cycle.remote.has(path),
+    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+  });
+  await applier.apply(cycle.plan.actions);
+  return applier.result;
+}
+
+function merge(total: ApplyResult, part: ApplyResult): void {
+  total.uploaded += part.uploaded;
+  total.deduplicated += part.deduplicated;
+  total.downloaded += part.downloaded;
+  total.deletedRemote += part.deletedRemote;
+  total.deletedLocal += part.deletedLocal;
+  total.bytesUp += part.bytesUp;
+  total.bytesDown += part.bytesDown;
+  total.retry = part.retry;
+  total.conflicts.push(...part.conflicts);
+  total.skipped.push(...part.skipped);
+}
+
+/**
+ * One full cycle between `tree` and `workspace`: scans the tree (hashing only files whose size
+ * or mtime changed), lists the workspace, plans three-way against the state kept in the tree and
+ * applies the plan (see plan.ts for the rules, apply.ts for the guarantees). Changes that raced
+ * other writers are retried by up to two more cycles. A reset tree (no state, or an empty or
+ * missing tree with a state listing files) is restored from the workspace, nothing deleted. A
+ * plan deleting more than `maxDeleteShare` of the known files stops before doing anything
+ * (`stoppedReason: 'mass_delete'`) unless `force`. INVALID_INPUT for bad options; NOT_FOUND for
+ * an unknown workspace.
+ */
+export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
+  const mode = checkOptions(options);
+  const clock = options.clock ?? Date.now;
+  const started = clock();
+  const { satchel, workspace, tree } = options;
+  const state = await SyncState.load(tree, workspace);
+  const rules = await loadIgnoreRules(tree, options.exclude);
+  const total = emptyResult();
+  let first: { plan: Plan; reset: boolean } | null = null;
+  let unchanged = 0;
+  let cursor = state.cursor;
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const scan = await scanTree(tree, rules, state);
+    // The cursor before the listing: the feed replays anything that lands during it.
+    cursor = (await satchel.getWorkspace(workspace)).seq;
+    const remote = await listRemote(satchel, workspace, rules);
+    const reset = isReset({
+      stateFound: state.found,
+      knownFiles: state.size,
+      treeExists: scan.treeExists,
+      treeFiles: scan.local.size,
+    });
+    const planned = plan({
+      mode,
+      local: scan.local,
+      remote,
+      base: state.files(),
+      reset: pass === 0 ? reset : false,
+      maxDeleteShare: options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE,
+      force: options.force ?? false,
+    });
+    if (first === null) {
+      first = { plan: planned, reset };
+      total.skipped.push(...scan.skipped);
+      total.skipped.push(...planned.kept.map((path) => ({ path, reason: 'kept_local' as const })));
+    }
+    unchanged = planned.unchanged;
+    if (planned.stopped) break;
+    const hashes = new Set([...remote.values()].map((r) => r.hash));
+    const part = await applyCycle(
+      options,
+      state,
+      { local: scan.local, remote, plan: planned },
+      hashes,
+    );
+    merge(total, part);
+    if (part.retry === 0) break;
+  }
+  const stopped = first?.plan.stopped ?? null;
+  // A cycle that changed nothing leaves the state file alone: no write, no fsync.
+  const idle = state.found && first?.plan.actions.length === 0 && cursor === state.cursor;
+  if (!stopped && !idle) await state.checkpoint(cursor, clock());
+  return {
+    workspace,
+    mode,
+    reset: first?.reset ?? false,
+    ...total,
+    unchanged,
+    stoppedReason: stopped,
+    plannedDeletes: first?.plan.deletes ?? 0,
+    knownFiles: first?.plan.known ?? 0,
+    cursor,
+    durationMs: Math.max(0, clock() - started),
+  };
+}
+
+/**
+ * A cycle over `paths` only (workspace paths), for watch mode: each is stat'ed in the tree and
+ * in the workspace, planned against the state and applied; the journal is flushed, not
+ * checkpointed. Same guarantees and guard as `syncOnce`, never a reset.
+ */
+export async function syncPaths(
+  options: SyncOptions,
+  state: SyncState,
+  rules: IgnoreRules,
+  paths: ReadonlySet<string>,
+): Promise<SyncReport> {
+  const mode = checkOptions(options);
+  const clock = options.clock ?? Date.now;
+  const started = clock();
+  const { satchel, workspace, tree } = options;
+  const entries: TreeEntry[] = [];
+  const remote = new Map<string, RemoteFile>();
+  const wanted = [...paths].filter((path) => !rules.ignores(path.slice(1)));
+  await eachLimit(wanted, 8, async (path) => {
+    const entry = await tree.stat(path.slice(1));
+    if (entry) entries.push(entry);
+    try {
+      const info = await satchel.stat(workspace, path);
+      if (info.type === 'file' && info.hash !== null) {
+        remote.set(path, { path, seq: info.seq, hash: info.hash, size: info.size });
+      }
+    } catch (error) {
+      if (!isSatchelError(error, 'NOT_FOUND')) throw error;
+    }
+  });
+  const { local, skipped } = await classify(entries, tree, rules, state);
+  const planned = plan({
+    mode,
+    local,
+    remote,
+    base: state.files(),
+    reset: false,
+    paths: wanted,
+    maxDeleteShare: options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE,
+    force: options.force ?? false,
+  });
+  const result = emptyResult();
+  if (!planned.stopped) {
+    const hashes = new Set([...remote.values()].map((r) => r.hash));
+    merge(result, await applyCycle(options, state, { local, remote, plan: planned }, hashes));
+  }
+  result.skipped.unshift(...skipped);
+  return {
+    workspace,
+    mode,
+    reset: false,
+    ...result,
+    unchanged: planned.unchanged,
+    stoppedReason: planned.stopped,
+    plannedDeletes: planned.deletes,
+    knownFiles: planned.known,
+    cursor: state.cursor,
+    durationMs: Math.max(0, clock() - started),
+  };
+}
+
+/** What the tree's state says: its workspace, last sync, file count, cursor and conflicts kept. */
+export async function syncStatus(tree: SyncTree): Promise<SyncStatus> {
+  const data = await SyncState.peek(tree);
+  if (data === null)
+    return { workspace: null, lastSyncAt: null, files: 0, cursor: 0, conflicts: [] };
+  return {
+    workspace: data.workspace,
+    lastSyncAt: data.lastSyncAt,
+    files: Object.keys(data.files).length,
+    cursor: data.cursor,
+    conflicts: data.conflicts,
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * SyncTree: the file system a sync engine keeps in step with a workspace — a local directory
+ * (local-tree.ts) or a sandbox's file system (sandbox/codesandbox-tree.ts). Paths are POSIX,
+ * relative to the tree's root, without a leading slash ("src/a.ts"); the engine maps them to
+ * workspace paths. Implementations never follow symbolic links.
+ */
+
+/** The hidden folder inside every tree holding its sync state; always ignored. */
+export const STATE_DIR = '.satchel-sync';
+
+export interface TreeEntry {
+  /** Relative path as stored in the tree (not normalised). */
+  readonly path: string;
+  /** `other`: a socket, FIFO or device: reported and skipped, like symlinks. */
+  readonly type: 'file' | 'symlink' | 'other';
+  readonly size: number;
+  /** Modification time in ms; with `size`, what change detection compares. */
+  readonly mtimeMs: number;
+}
+
+/** Size and mtime of a file as it is after a write, so the next scan sees no change. */
+export interface WrittenFile {
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+export interface TreeWatcher {
+  close(): Promise<void>;
+}
+
+export interface SyncTree {
+  /** Shown in reports and conflict names' defaults. */
+  readonly description: string;
+  /** False when the root does not exist (a sandbox that booted without its working tree). */
+  exists(): Promise<boolean>;
+  /**
+   * Every file, symlink and special file beneath the root, in no particular order. Directories
+   * are walked (never through a symlink), not listed; `prune(dir)` true skips a directory and
+   * everything in it (ignored folders, the state folder).
+   */
+  list(prune: (dir: string) => boolean): Promise<TreeEntry[]>;
+  /** The entry at `path`, or null when nothing is there. */
+  stat(path: string): Promise<TreeEntry | null>;
+  /** The bytes of a file, streamed where the tree can. */
+  read(path: string): AsyncIterable<Uint8Array>;
+  /**
+   * Replaces `path` atomically (a temporary file, flushed, renamed over it), creating parent
+   * folders: readers see the old content or the new, never a mix. `mtimeMs` is applied when
+   * the tree can set it.
+   */
+  write(path: string, content: AsyncIterable<Uint8Array>, mtimeMs?: number): Promise<WrittenFile>;
+  /** Removes a file (no error when it is gone), then parent folders it left empty. */
+  remove(path: string): Promise<void>;
+  /** Renames a file, creating parent folders; fails if `to` exists. */
+  rename(from: string, to: string): Promise<void>;
+  /** A file of the state folder, or null when missing. */
+  readState(name: string): Promise<string | null>;
+  /** Replaces a file of the state folder atomically and durably. */
+  writeState(name: string, text: string): Promise<void>;
+  /** Appends to a file of the state folder (a journal); may lose a torn last line on a crash. */
+  appendState(name: string, text: string): Promise<void>;
+  /** Calls `onChange` with relative paths (files or folders) that may have changed. */
+  watch(onChange: (paths: readonly string[]) => void): Promise<TreeWatcher>;
+}
