@@ -1,0 +1,119 @@
+/**
+ * Progress bars for byte transfers (`put`, `get`, `sync`): bytes done of total, bytes/s and ETA,
+ * drawn with cli-progress on stderr — only when stderr is a terminal, so pipes, logs and tests
+ * see nothing. The bar is never coloured (NO_COLOR needs nothing more).
+ *
+ * Usage: `const bar = progressBar({ stream: io.stderr, enabled: progressEnabled(io), label,
+ * total })`, then either pass the bytes through `bar.track(source)` or call `bar.add(n)`, and
+ * always `bar.stop()` (also on failure, before the error is printed: it ends the bar's line).
+ */
+import type { Writable } from 'node:stream';
+import { SingleBar } from 'cli-progress';
+import type { Io } from './context.js';
+import { humanDuration, humanSize } from './format.js';
+
+/** Transfers below this size finish too fast for a bar to help; they get none. */
+export const DEFAULT_MIN_BYTES = 1024 * 1024;
+
+export interface ProgressOptions {
+  /** Where the bar is drawn: stderr. */
+  readonly stream: Writable;
+  /** Draw at all; `progressEnabled(io)` says whether stderr is a terminal. */
+  readonly enabled: boolean;
+  /** What moves, e.g. `put /reports/q3.pdf`. */
+  readonly label: string;
+  /** Bytes expected; null when unknown (stdin): then bytes and speed only, no bar or ETA. */
+  readonly total: number | null;
+  /** No bar until this many bytes are expected or have moved (default 1 MiB). */
+  readonly minBytes?: number;
+}
+
+export interface Progress {
+  /** `source`, unchanged, counting its bytes into the bar as they are consumed. */
+  track<T extends Uint8Array | string>(source: AsyncIterable<T>): AsyncIterable<T>;
+  /** Counts `bytes` more. */
+  add(bytes: number): void;
+  /** Draws the final state and ends the bar's line; nothing if no bar was drawn. Idempotent. */
+  stop(): void;
+}
+
+/** True when a bar may be drawn: stderr is a terminal. */
+export function progressEnabled(io: Io): boolean {
+  return io.stderrIsTTY === true;
+}
+
+const NONE: Progress = {
+  track: (source) => source,
+  add: () => undefined,
+  stop: () => undefined,
+};
+
+/** `12.0 MiB/s`; `-` before any time has passed. */
+function speed(bytes: number, ms: number): string {
+  return ms <= 0 ? '-' : `${humanSize(Math.round((bytes * 1000) / ms))}/s`;
+}
+
+/** A progress bar, or a no-op one when `enabled` is false. */
+export function progressBar(options: ProgressOptions): Progress {
+  if (!options.enabled) return NONE;
+  const { stream, label, total } = options;
+  const minBytes = options.minBytes ?? DEFAULT_MIN_BYTES;
+  const known = total !== null;
+  const bar = new SingleBar({
+    stream,
+    format: known
+      ? `${label} [{bar}] {percentage}% {done}/{size} {speed} ETA {left}`
+      : `${label} {done} {speed}`,
+    barsize: 24,
+    barCompleteChar: '#',
+    barIncompleteChar: '-',
+    fps: 10,
+    hideCursor: false,
+    // Leaves the signals' default behaviour alone (cli-progress would swallow Ctrl-C).
+    gracefulExit: false,
+  });
+  const started = Date.now();
+  let bytes = 0;
+  let drawing = false;
+  let stopped = false;
+
+  const payload = () => {
+    const elapsed = Date.now() - started;
+    const rate = elapsed > 0 ? bytes / elapsed : 0;
+    const left = known && rate > 0 ? humanDuration((total - bytes) / rate) : '-';
+    return {
+      done: humanSize(bytes),
+      size: humanSize(total ?? bytes),
+      speed: speed(bytes, elapsed),
+      left,
+    };
+  };
+
+  const add = (n: number) => {
+    if (stopped) return;
+    bytes += n;
+    if (!drawing && (total ?? bytes) >= minBytes) {
+      drawing = true;
+      bar.start(total ?? 0, bytes, payload());
+      return;
+    }
+    if (drawing) bar.update(bytes, payload());
+  };
+
+  return {
+    add,
+    async *track(source) {
+      for await (const piece of source) {
+        add(typeof piece === 'string' ? Buffer.byteLength(piece) : piece.byteLength);
+        yield piece;
+      }
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      if (!drawing) return;
+      bar.update(bytes, payload());
+      bar.stop();
+    },
+  };
+}
