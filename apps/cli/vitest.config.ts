@@ -7,7 +7,10 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'local', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] },
+        test: {
+          name: 'local',
+          include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts'],
+        },
       },
       {
         // The command suites again, every command going to a live `satchel serve` (testing.ts).

@@ -1,6 +1,7 @@
 /** The Hono environment every route of the API shares: what middleware puts in the context. */
 import type { HttpBindings } from '@hono/node-server';
-import type { Satchel } from '@satchel/core';
+import type { Actor, Satchel } from '@satchel/core';
+import type { RateLimitInfo } from 'hono-rate-limiter';
 
 /** Variables set by middleware before any route runs (see app.ts and auth.ts). */
 export interface ApiVariables {
@@ -8,6 +9,10 @@ export interface ApiVariables {
   requestId: string;
   /** The engine acting as the authenticated caller; set for every route under `/v1`. */
   satchel: Satchel;
+  /** The authenticated caller (its key id keys the rate limit); set with `satchel`. */
+  actor: Actor;
+  /** The key's budget in this window; set by the rate limiter (rate-limit.ts) when it counts. */
+  rateLimit: RateLimitInfo;
 }
 
 export interface ApiEnv {

@@ -1,24 +1,26 @@
 /** `createApp`: the Hono app over an engine — middleware, routes, and the one error handler. */
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_LIMITS, type SatchelEngine, SatchelError } from '@satchel/core';
+import { DEFAULT_LIMITS, type Satchel, type SatchelEngine, SatchelError } from '@satchel/core';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
 import type { ApiEnv } from './api-env.js';
 import { bearerAuth } from './auth.js';
-import {
-  type FaultLogger,
-  HttpError,
-  isFault,
-  problemHeaders,
-  stderrFaultLogger,
-  toProblem,
-} from './problem.js';
+import { observe } from './http/observe.js';
+import { defaultLogger, faultLogger } from './logging.js';
+import { type ApiMetrics, createMetrics } from './metrics.js';
+import { type FaultLogger, HttpError, isFault, problemHeaders, toProblem } from './problem.js';
+import { DEFAULT_RATE_LIMIT, type RateLimitOptions, rateLimit } from './rate-limit.js';
 import { accessRoutes } from './routes/access.js';
 import { auditRoutes } from './routes/audit.js';
 import { changeRoutes } from './routes/changes.js';
+import { docsRoutes } from './routes/docs.js';
 import { fileRoutes } from './routes/files.js';
 import { historyRoutes } from './routes/history.js';
 import { lockRoutes } from './routes/locks.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { searchRoutes } from './routes/search.js';
 import { treeRoutes } from './routes/tree.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 
 export interface ApiOptions {
@@ -26,17 +28,37 @@ export interface ApiOptions {
   readonly maxBodyBytes?: number;
   /** Largest JSON request body in bytes; 413 above. Default 4 MiB. */
   readonly maxJsonBytes?: number;
-  /** Receives unexpected faults (500s) with their request id. Default: a JSON line on stderr. */
+  /** Receives unexpected faults (500s) with their request id. Default: `logger.error`. */
   readonly logFault?: FaultLogger;
+  /**
+   * Structured logs: one access line per request at info, faults at error with their stack.
+   * Default: pino at `warn` on stderr (faults only). Keys, headers and bodies are never logged.
+   */
+  readonly logger?: Logger;
+  /**
+   * Requests per API key per window under `/v1` (and `/mcp`); over it, 429 RATE_LIMITED with
+   * Retry-After. Admin keys are exempt unless `admin: true`. `false` turns limiting off.
+   * Default: 6000 requests per 60 s.
+   */
+  readonly rateLimit?: RateLimitOptions | false;
+  /** Source of the `satchel_webhook_queue_depth` gauge on /metrics; absent → no gauge. */
+  readonly webhookQueueDepth?: () => Promise<number>;
   /** Aborting it ends long-lived responses (change-feed streams, long polls): server shutdown. */
   readonly signal?: AbortSignal;
   /** Seconds an SSE change feed waits for news before a keep-alive comment (≤ 60). Default 25. */
   readonly heartbeatSeconds?: number;
+  /**
+   * The Streamable HTTP MCP endpoint, mounted at `/mcp` behind the same bearer authentication as
+   * `/v1` (see @satchel/mcp `createMcpHttpHandler`); it gets the Satchel acting as the key.
+   * Absent: no `/mcp` route.
+   */
+  readonly mcp?: (request: Request, satchel: Satchel) => Promise<Response>;
 }
 
 /** What every route factory gets: the options with their defaults applied. */
 export interface RouteConfig {
   readonly logFault: FaultLogger;
+  readonly metrics: ApiMetrics;
   readonly maxBodyBytes: number;
   readonly maxJsonBytes: number;
   readonly signal: AbortSignal;
@@ -121,9 +143,14 @@ function allowedMethods(app: Hono<ApiEnv>): (path: string) => string[] | null {
  * no state of its own: it can be served by any Hono adapter or tested with `app.request()`.
  */
 export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono<ApiEnv> {
-  const logFault = options.logFault ?? stderrFaultLogger;
+  const logger = options.logger ?? defaultLogger();
+  const logFault = options.logFault ?? faultLogger(logger);
+  const metrics = createMetrics(
+    options.webhookQueueDepth === undefined ? {} : { webhookQueueDepth: options.webhookQueueDepth },
+  );
   const config: RouteConfig = {
     logFault,
+    metrics,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_LIMITS.maxFileSize,
     maxJsonBytes: options.maxJsonBytes ?? 4 * 1024 * 1024,
     signal: options.signal ?? new AbortController().signal,
@@ -131,10 +158,18 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   };
   const app = new Hono<ApiEnv>();
   app.use('*', requestId());
+  app.use('*', observe({ metrics, logger }));
   app.use('*', refuseDotSegments());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.route('/', docsRoutes());
 
-  app.use('/v1/*', bearerAuth({ engine }));
+  const auth = bearerAuth({ engine });
+  app.route('/', metricsRoutes(auth, metrics));
+  // What every authenticated prefix runs (`/v1/*`, and `/mcp`): the key, then its budget, which
+  // is one per key across prefixes.
+  const guard: MiddlewareHandler<ApiEnv>[] = [auth];
+  if (options.rateLimit !== false) guard.push(rateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT));
+  app.use('/v1/*', ...guard);
   for (const routes of [
     workspaceRoutes(config),
     fileRoutes(config),
@@ -144,8 +179,15 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
     changeRoutes(config),
     accessRoutes(config),
     auditRoutes(config),
+    searchRoutes(config),
+    webhookRoutes(config),
   ]) {
     app.route('/v1', routes);
+  }
+  const mcp = options.mcp;
+  if (mcp !== undefined) {
+    app.use('/mcp', ...guard);
+    app.all('/mcp', (c) => mcp(c.req.raw, c.get('satchel')));
   }
 
   const allowed = allowedMethods(app);

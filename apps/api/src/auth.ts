@@ -14,7 +14,8 @@ const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
  * Authenticates every request it guards: a missing or malformed `Authorization` header, or a
  * key the engine does not accept (unknown, revoked, expired), is UNAUTHENTICATED (401 with
  * `WWW-Authenticate: Bearer`). On success `c.get('satchel')` acts as the key's principal, so
- * core authorises and audits each call as that principal, within the key's narrowing.
+ * core authorises and audits each call as that principal, within the key's narrowing;
+ * `c.get('actor')` is that principal (for rate limits and access logs).
  */
 export function bearerAuth({ engine }: BearerAuthOptions): MiddlewareHandler<ApiEnv> {
   return async function bearerAuth(c, next) {
@@ -29,7 +30,9 @@ export function bearerAuth({ engine }: BearerAuthOptions): MiddlewareHandler<Api
       );
     }
     try {
-      c.set('satchel', engine.as(await engine.authenticate(key)));
+      const actor = await engine.authenticate(key);
+      c.set('actor', actor);
+      c.set('satchel', engine.as(actor));
     } catch (error) {
       if (error instanceof SatchelError && error.code === 'UNAUTHENTICATED') {
         // RFC 6750 §3.1: a presented but unusable token is "invalid_token".

@@ -60,18 +60,13 @@ export interface Problem {
   readonly [extension: string]: unknown;
 }
 
-/** Receives faults the client cannot be told about (500s); default: one JSON line on stderr. */
+/** Receives faults the client cannot be told about (500s); default: logging.ts `faultLogger`. */
 export type FaultLogger = (fault: {
   readonly requestId: string;
   readonly method: string;
   readonly path: string;
   readonly error: unknown;
 }) => void;
-
-export const stderrFaultLogger: FaultLogger = ({ requestId, method, path, error }) => {
-  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  console.error(JSON.stringify({ level: 'error', requestId, method, path, error: stack }));
-};
 
 /**
  * The problem for `error`: a SatchelError keeps its code, message and `data` (as extension

@@ -1,7 +1,7 @@
 /** `serve`: the API on a Node HTTP server with a draining close; used by `satchel serve` and tests. */
 import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import type { SatchelEngine } from '@satchel/core';
+import type { SatchelEngine, WebhookDispatcher, WebhookDispatchOptions } from '@satchel/core';
 import { type ApiOptions, createApp } from './app.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -16,15 +16,23 @@ export interface ServeOptions {
   readonly api?: Omit<ApiOptions, 'signal'>;
   /** How long `close()` lets in-flight requests finish before cutting connections. Default 10 s. */
   readonly drainMs?: number;
+  /**
+   * Deliver webhooks from this server (docs/webhooks.md): started with it, stopped when it
+   * closes; its queue depth feeds /metrics. Absent: this server delivers none.
+   */
+  readonly webhooks?: WebhookDispatchOptions;
 }
 
 export interface RunningServer {
   /** `http://host:port`, with the port actually bound. */
   readonly url: string;
   readonly port: number;
+  /** The webhook dispatcher, when `webhooks` was given. */
+  readonly webhooks: WebhookDispatcher | null;
   /**
    * Stops accepting connections, ends change-feed streams and long polls, lets other requests
-   * in flight finish for up to `drainMs`, then cuts what is left. Does not close the engine
+   * in flight finish for up to `drainMs`, then cuts what is left, then stops webhook delivery
+   * (attempts in flight are recorded). Does not close the engine
    * (its owner does, after this resolves). Calling it again returns the same promise.
    */
   close(): Promise<void>;
@@ -42,15 +50,25 @@ export async function serve(
 ): Promise<RunningServer> {
   const host = options.host ?? DEFAULT_HOST;
   const shutdown = new AbortController();
-  const app = createApp(engine, { ...options.api, signal: shutdown.signal });
-  const server = createServer({ requestTimeout: 0 }, getRequestListener(app.fetch));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? DEFAULT_PORT, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
+  const webhooks = options.webhooks === undefined ? null : engine.startWebhooks(options.webhooks);
+  const app = createApp(engine, {
+    ...(webhooks === null ? {} : { webhookQueueDepth: () => webhooks.queueDepth() }),
+    ...options.api,
+    signal: shutdown.signal,
   });
+  const server = createServer({ requestTimeout: 0 }, getRequestListener(app.fetch));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? DEFAULT_PORT, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await webhooks?.stop();
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -69,10 +87,13 @@ export async function serve(
       clearInterval(sweep);
       clearTimeout(cut);
     }
+    // Before the engine closes (its owner closes it once this resolves).
+    await webhooks?.stop();
   };
   return {
     url,
     port,
+    webhooks,
     close: () => {
       closing ??= close();
       return closing;

@@ -9,13 +9,18 @@ import type { Readable, Writable } from 'node:stream';
 import {
   ADMIN_KEY_FILE,
   type CallOptions,
+  type ChatProvider,
+  type EmbeddingProvider,
+  OpenAiChat,
+  type OpenAiCompatibleOptions,
+  OpenAiEmbeddings,
   openSatchel,
   RemoteSatchel,
   type Satchel,
   type SatchelEngine,
 } from '@satchel/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type CliEnv, readEnv } from './env.js';
+import { type CliEnv, type ProviderEnv, readEnv } from './env.js';
 import { usageError } from './errors.js';
 import { toJson } from './format.js';
 
@@ -28,6 +33,10 @@ export interface Io {
   readonly cwd: string;
   /** True when stdout is a terminal (colour is used only then). */
   readonly isTTY: boolean;
+  /** True when stderr is a terminal (progress bars are drawn only then); absent: false. */
+  readonly stderrIsTTY?: boolean;
+  /** True when stdin is a terminal (bare `satchel` opens the terminal UI only then). */
+  readonly stdinIsTTY?: boolean;
   /**
    * Resolves with the signal's name when the process is asked to stop (SIGINT, SIGTERM). Only
    * long-running commands (`serve`) call it, so every other command keeps the signals' default
@@ -94,6 +103,32 @@ export async function copyTo(
   return bytes;
 }
 
+/**
+ * The search providers the environment configures (SATCHEL_EMBEDDINGS_*, SATCHEL_LLM_*): none
+ * unless a URL is set, so nothing leaves the machine by default. INVALID_INPUT (exit 2) for a
+ * URL without a model.
+ */
+export function searchProviders(env: CliEnv): {
+  embeddings?: EmbeddingProvider;
+  llm?: ChatProvider;
+} {
+  const options = (p: ProviderEnv, prefix: string): OpenAiCompatibleOptions => {
+    if (p.model === undefined) {
+      throw usageError(
+        `${prefix}_URL is set but ${prefix}_MODEL is not`,
+        `set ${prefix}_MODEL to the model to use at ${p.url}`,
+      );
+    }
+    return { url: p.url, model: p.model, ...(p.key === undefined ? {} : { apiKey: p.key }) };
+  };
+  return {
+    ...(env.embeddings === undefined
+      ? {}
+      : { embeddings: new OpenAiEmbeddings(options(env.embeddings, 'SATCHEL_EMBEDDINGS')) }),
+    ...(env.llm === undefined ? {} : { llm: new OpenAiChat(options(env.llm, 'SATCHEL_LLM')) }),
+  };
+}
+
 /** One run of the CLI: owns the engine it opens, closed by `close()`. */
 export class Context {
   readonly env: CliEnv;
@@ -120,9 +155,16 @@ export class Context {
     return new Invocation(this, cmd.optsWithGlobals<GlobalOptions>());
   }
 
-  /** Opens the engine once, on first use, so `--help` and usage errors never touch the disk. */
-  engine(dataDir: string): Promise<SatchelEngine> {
-    this.#engine ??= openSatchel({ data: dataDir });
+  /**
+   * Opens the engine once, on first use, so `--help` and usage errors never touch the disk.
+   * `webhookAllow` (default SATCHEL_WEBHOOK_ALLOW) is the SSRF allow-list webhooks are checked with.
+   */
+  engine(dataDir: string, webhookAllow = this.env.webhookAllow): Promise<SatchelEngine> {
+    this.#engine ??= openSatchel({
+      data: dataDir,
+      ...searchProviders(this.env),
+      ...(webhookAllow === undefined ? {} : { webhookAllow }),
+    });
     return this.#engine;
   }
 

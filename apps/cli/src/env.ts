@@ -17,6 +17,26 @@ export interface CliEnv {
   readonly url: string | undefined;
   /** API key for `url` (SATCHEL_TOKEN). */
   readonly token: string | undefined;
+  /** Embedding provider for hybrid search (SATCHEL_EMBEDDINGS_URL, _MODEL, _KEY). */
+  readonly embeddings: ProviderEnv | undefined;
+  /** Language model for `ask` (SATCHEL_LLM_URL, _MODEL, _KEY). */
+  readonly llm: ProviderEnv | undefined;
+  /** Hosts and CIDRs webhooks may reach although not public (SATCHEL_WEBHOOK_ALLOW, comma-separated). */
+  readonly webhookAllow: string[] | undefined;
+  /** Per-key rate limit of `satchel serve` as given (SATCHEL_RATE_LIMIT, `600/60s` or `off`). */
+  readonly rateLimit: string | undefined;
+  /** Log level of `satchel serve` as given (SATCHEL_LOG_LEVEL); `serve` validates it. */
+  readonly logLevel: string | undefined;
+  /** API key of CodeSandbox for `satchel sandbox run --provider codesandbox` (CSB_API_KEY). */
+  readonly csbApiKey: string | undefined;
+}
+
+/** An OpenAI-compatible endpoint (SATCHEL_EMBEDDINGS_* or SATCHEL_LLM_*); set when its URL is. */
+export interface ProviderEnv {
+  readonly url: string;
+  /** Required with the URL; the context refuses to run without it. */
+  readonly model: string | undefined;
+  readonly key: string | undefined;
 }
 
 export const DEFAULT_DATA = './.satchel';
@@ -25,6 +45,24 @@ export const DEFAULT_PORT = 8787;
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
+}
+
+function provider(
+  env: Readonly<Record<string, string | undefined>>,
+  prefix: string,
+): ProviderEnv | undefined {
+  const url = nonEmpty(env[`${prefix}_URL`]);
+  if (url === undefined) return undefined;
+  return { url, model: nonEmpty(env[`${prefix}_MODEL`]), key: nonEmpty(env[`${prefix}_KEY`]) };
+}
+
+/** `a, b,c` → ['a', 'b', 'c']; undefined when empty. */
+export function commaList(value: string | undefined): string[] | undefined {
+  const items = (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  return items.length === 0 ? undefined : items;
 }
 
 export function readEnv(env: Readonly<Record<string, string | undefined>>): CliEnv {
@@ -38,5 +76,11 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): CliE
     port: nonEmpty(env.SATCHEL_PORT) ?? String(DEFAULT_PORT),
     url: nonEmpty(env.SATCHEL_URL),
     token: nonEmpty(env.SATCHEL_TOKEN),
+    embeddings: provider(env, 'SATCHEL_EMBEDDINGS'),
+    llm: provider(env, 'SATCHEL_LLM'),
+    webhookAllow: commaList(env.SATCHEL_WEBHOOK_ALLOW),
+    rateLimit: nonEmpty(env.SATCHEL_RATE_LIMIT),
+    logLevel: nonEmpty(env.SATCHEL_LOG_LEVEL),
+    csbApiKey: nonEmpty(env.CSB_API_KEY),
   };
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** Entry point of the `satchel` binary: the only module that touches `process`. */
+import { isatty } from 'node:tty';
 import { run } from './program.js';
 
 // A reader that stops early (`satchel cat big.log | head`) is not an error: end quietly.
@@ -18,6 +19,9 @@ process.exitCode = await run(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   isTTY: process.stdout.isTTY === true,
+  stderrIsTTY: process.stderr.isTTY === true,
+  // Asked of the descriptor: process.stdin would open the stream.
+  stdinIsTTY: isatty(0),
   // Listening only once asked: a second signal then finds no listener and ends the process.
   untilStopped: () =>
     new Promise((resolve) => {

@@ -7,14 +7,20 @@ import { registerFileCommands } from './commands/files.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerLockCommands } from './commands/locks.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerMemberCommands } from './commands/members.js';
+import { registerSandboxCommands } from './commands/sandbox.js';
+import { registerSearchCommands } from './commands/search.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerSyncCommands } from './commands/sync.js';
 import { registerTransferCommands } from './commands/transfers.js';
 import { registerTreeCommands } from './commands/tree.js';
+import { registerWebhookCommands } from './commands/webhooks.js';
 import { registerWorkspaceCommands } from './commands/workspaces.js';
 import { Context, type Io } from './context.js';
 import { describeError, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, isBrokenPipe } from './errors.js';
 import { examples } from './format.js';
+import { registerTerminalUi } from './tui/command.js';
 
 export type { Io } from './context.js';
 
@@ -75,8 +81,14 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerKeyCommands(program, context);
   registerMemberCommands(program, context);
   registerTransferCommands(program, context);
+  registerWebhookCommands(program, context);
   registerAuditCommands(program, context);
+  registerSearchCommands(program, context);
+  registerSyncCommands(program, context);
+  registerSandboxCommands(program, context);
   registerServeCommand(program, context);
+  registerTerminalUi(program, context);
+  registerMcpCommand(program, context);
 
   for (const leaf of leaves(program)) {
     for (const option of globalOptions()) leaf.addOption(option);
@@ -93,14 +105,9 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   const program = buildProgram(io, context);
   let code: number;
   try {
-    if (argv.length === 0) {
-      // Bare `satchel` will open the terminal UI; until then it explains itself.
-      program.outputHelp();
-      code = EXIT_OK;
-    } else {
-      await program.parseAsync([...argv], { from: 'user' });
-      code = context.exitCode;
-    }
+    // Bare `satchel` opens the terminal UI on a terminal, else prints the help (tui/command.ts).
+    await program.parseAsync([...argv], { from: 'user' });
+    code = context.exitCode;
   } catch (error) {
     code = report(error, context, io);
   }

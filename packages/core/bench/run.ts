@@ -8,7 +8,9 @@ import { auditAppends } from './audit.js';
 import { auditedReads } from './audited-reads.js';
 import { lockRoundTrip } from './locks.js';
 import { smallReads } from './reads.js';
+import { searchBench } from './search.js';
 import { streamedWrite } from './stream.js';
+import { syncBench } from './sync.js';
 import { type BenchConfig, type Benchmark, type Check, envInt, TMP_ROOT } from './util.js';
 import { batchedWrites, concurrentWrites, sequentialWrites } from './writes.js';
 
@@ -21,6 +23,8 @@ const BENCHMARKS: Record<string, Benchmark> = {
   locks: lockRoundTrip,
   audit: auditAppends,
   'audited-reads': auditedReads,
+  search: searchBench,
+  sync: syncBench,
 };
 
 function diskOf(dir: string): string {

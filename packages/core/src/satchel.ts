@@ -11,6 +11,8 @@ import type { Actor } from './auth/actor.js';
 import type {
   AcquireLock,
   AppendOptions,
+  AskOptions,
+  AskResult,
   AuditEntryOut,
   AuditQuery,
   AuditVerificationOut,
@@ -19,8 +21,10 @@ import type {
   ChangesPage,
   CopyOptions,
   CreatedKey,
+  CreatedWebhook,
   CreateKey,
   CreatePrincipal,
+  CreateWebhook,
   DiffOptions,
   DiffResult,
   Edit,
@@ -28,6 +32,8 @@ import type {
   EditResult,
   FileInfo,
   FsckReport,
+  GrepOptions,
+  GrepResult,
   KeyInfo,
   ListChangesOptions,
   ListOptions,
@@ -45,15 +51,23 @@ import type {
   RemoveOptions,
   RemoveResult,
   Role,
+  SearchOptions,
+  SearchResult,
+  SearchStatus,
   TextSlice,
   Transfer,
   TransferOffer,
+  UpdateWebhook,
+  UpdateWorkspace,
   Version,
+  Webhook,
+  WebhookDelivery,
   WhoAmI,
   Workspace,
   WorkspaceInfo,
   WriteOptions,
 } from './schemas.js';
+import type { WebhookDispatcher, WebhookDispatchOptions } from './webhooks/dispatcher.js';
 
 /** File content: text (UTF-8), bytes, or a stream of bytes of any length (consumed once). */
 export type Content = string | Uint8Array | AsyncIterable<Uint8Array | string>;
@@ -78,6 +92,11 @@ export interface Satchel {
   getWorkspace(name: string): Promise<WorkspaceInfo>;
   /** Deletes the workspace with all its files and history. */
   deleteWorkspace(name: string, options?: CallOptions): Promise<void>;
+  /**
+   * Changes a workspace's settings (owners): `indexing: 'off'` drops its search index,
+   * `'on'` rebuilds it. Returns the workspace as `getWorkspace` does.
+   */
+  updateWorkspace(name: string, settings: UpdateWorkspace): Promise<WorkspaceInfo>;
 
   /**
    * Writes a new version of a file, creating parent directories. Streams of any size are hashed
@@ -89,6 +108,18 @@ export interface Satchel {
     workspace: string,
     path: string,
     content: Content,
+    options?: WriteOptions,
+  ): Promise<FileInfo>;
+  /**
+   * Writes a new version of `path` holding content the workspace already has (any version of
+   * any path, history included), named by its SHA-256: no bytes travel. Same conditions as
+   * `writeFile`. NOT_FOUND (`data.reason: 'content_unknown'`) when the workspace holds no such
+   * content: upload it with `writeFile`. Content of other workspaces is never reachable.
+   */
+  writeFileByHash(
+    workspace: string,
+    path: string,
+    hash: string,
     options?: WriteOptions,
   ): Promise<FileInfo>;
   /** Writes many small files in one transaction: all of them or none. */
@@ -140,12 +171,41 @@ export interface Satchel {
    */
   listChanges(workspace: string, options?: ListChangesOptions): Promise<ChangesPage>;
 
+  /**
+   * Content search over the current files: a literal (or, with `regex`, an RE2 expression: no
+   * backreferences or lookaround, INVALID_INPUT naming the problem) line by line, skipping
+   * binary files, bounded by a hit limit and time, file and byte budgets (`truncated`, `reason`).
+   */
+  grep(workspace: string, pattern: string, options?: GrepOptions): Promise<GrepResult>;
+  /**
+   * BM25-ranked passages of text files (hybrid with vectors when an embedding provider is
+   * configured), each with a citation `{path, seq, lineStart, lineEnd}` that stays readable
+   * (`readText` with `version: seq, offset: lineStart`). Sees the caller's own writes.
+   * INVALID_INPUT for an empty query or when the workspace's indexing is off.
+   */
+  search(workspace: string, query: string, options?: SearchOptions): Promise<SearchResult>;
+  /**
+   * Retrieves passages for `question` and, when a language model is configured, answers from
+   * them alone with [n] citations (citations of no retrieved passage are dropped); without
+   * one, returns the passages with `answer: null` and a note. Nothing leaves the machine
+   * unless a provider is configured.
+   */
+  ask(workspace: string, question: string, options?: AskOptions): Promise<AskResult>;
+  /** The search index of a workspace: enabled, indexed seq, lag, passages, vectors. */
+  searchStatus(workspace: string): Promise<SearchStatus>;
+  /** Rebuilds the workspace's search index from its current files (owners). */
+  reindex(workspace: string, options?: CallOptions): Promise<SearchStatus>;
+
   /** Locks a file or subtree; the returned token fences writes (pass it as `lockToken`). */
   acquireLock(workspace: string, options: AcquireLock): Promise<Lock>;
-  renewLock(workspace: string, lockId: string, options?: { ttlSeconds?: number }): Promise<Lock>;
-  releaseLock(workspace: string, lockId: string): Promise<void>;
+  renewLock(
+    workspace: string,
+    lockId: string,
+    options?: { ttlSeconds?: number } & CallOptions,
+  ): Promise<Lock>;
+  releaseLock(workspace: string, lockId: string, options?: CallOptions): Promise<void>;
   /** Releases someone else's lock (owners only); audited. */
-  breakLock(workspace: string, lockId: string): Promise<Lock>;
+  breakLock(workspace: string, lockId: string, options?: CallOptions): Promise<Lock>;
   listLocks(workspace: string, options?: { path?: string }): Promise<Lock[]>;
 
   whoami(): Promise<WhoAmI>;
@@ -156,12 +216,35 @@ export interface Satchel {
   listKeys(options?: { all?: boolean }): Promise<KeyInfo[]>;
   revokeKey(id: string): Promise<KeyInfo>;
   listMembers(workspace: string): Promise<Member[]>;
-  setMember(workspace: string, principal: string, role: Role): Promise<Member>;
-  removeMember(workspace: string, principal: string): Promise<void>;
+  setMember(
+    workspace: string,
+    principal: string,
+    role: Role,
+    options?: CallOptions,
+  ): Promise<Member>;
+  removeMember(workspace: string, principal: string, options?: CallOptions): Promise<void>;
   offerTransfer(workspace: string, options?: OfferTransfer): Promise<TransferOffer>;
   listTransfers(workspace: string): Promise<Transfer[]>;
-  cancelTransfer(workspace: string, id: string): Promise<Transfer>;
-  acceptTransfer(code: string): Promise<Transfer>;
+  cancelTransfer(workspace: string, id: string, options?: CallOptions): Promise<Transfer>;
+  acceptTransfer(code: string, options?: CallOptions): Promise<Transfer>;
+
+  /**
+   * Subscribes a URL to the workspace's changes from now on (owners). The signing secret is in
+   * the result only. INVALID_INPUT for a URL that is not http(s), carries credentials, or
+   * resolves to a non-public address the server does not allow (`data.reason: 'ssrf'`).
+   */
+  createWebhook(workspace: string, input: CreateWebhook): Promise<CreatedWebhook>;
+  listWebhooks(workspace: string): Promise<Webhook[]>;
+  getWebhook(workspace: string, id: string): Promise<Webhook>;
+  /** Changes a subscription; `enabled: true` resumes a disabled one (after a 410) from now on. */
+  updateWebhook(workspace: string, id: string, change: UpdateWebhook): Promise<Webhook>;
+  deleteWebhook(workspace: string, id: string): Promise<void>;
+  /** The delivery log of a subscription, newest event first, each with its attempts. */
+  listWebhookDeliveries(
+    workspace: string,
+    id: string,
+    options?: PageOptions,
+  ): Promise<Page<WebhookDelivery>>;
 
   /** Audit entries, oldest first; of one workspace (its owners) or of all (admins). */
   listAudit(options?: AuditQuery): Promise<Page<AuditEntryOut>>;
@@ -183,4 +266,11 @@ export interface SatchelEngine extends Satchel {
   as(actor: Actor): Satchel;
   /** The admin key, when this open created it (first start on an empty data directory). */
   readonly createdAdminKey: string | null;
+  /**
+   * Starts delivering webhooks from this process (`satchel serve` does; short-lived commands
+   * never do). CONFLICT if one already runs; `close()` stops it first.
+   */
+  startWebhooks(options?: WebhookDispatchOptions): WebhookDispatcher;
+  /** Webhook deliveries waiting for an attempt, across all workspaces (for metrics). */
+  webhookQueueDepth(): Promise<number>;
 }

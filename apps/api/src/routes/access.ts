@@ -51,11 +51,13 @@ export function accessRoutes(config: RouteConfig): Hono<ApiEnv> {
     const { role } = await readJson(c, SetMemberBody, limit);
     const member = await c
       .get('satchel')
-      .setMember(c.req.param('ws'), c.req.param('principal'), role);
+      .setMember(c.req.param('ws'), c.req.param('principal'), role, sessionOption(c));
     return c.json(member);
   });
   app.delete('/workspaces/:ws/members/:principal', async (c) => {
-    await c.get('satchel').removeMember(c.req.param('ws'), c.req.param('principal'));
+    await c
+      .get('satchel')
+      .removeMember(c.req.param('ws'), c.req.param('principal'), sessionOption(c));
     return c.body(null, 204);
   });
 
@@ -71,11 +73,13 @@ export function accessRoutes(config: RouteConfig): Hono<ApiEnv> {
     return c.json({ items, nextCursor: null });
   });
   app.delete('/workspaces/:ws/transfers/:id', async (c) =>
-    c.json(await c.get('satchel').cancelTransfer(c.req.param('ws'), c.req.param('id'))),
+    c.json(
+      await c.get('satchel').cancelTransfer(c.req.param('ws'), c.req.param('id'), sessionOption(c)),
+    ),
   );
   app.post('/transfers/accept', async (c) => {
     const { code } = await readJson(c, AcceptTransferBody, limit);
-    return c.json(await c.get('satchel').acceptTransfer(code));
+    return c.json(await c.get('satchel').acceptTransfer(code, sessionOption(c)));
   });
 
   return app;

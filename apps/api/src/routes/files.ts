@@ -134,6 +134,19 @@ async function read(c: Context<ApiEnv, '/workspaces/:ws/files/*'>): Promise<Resp
   return send(c, file, range, pinned);
 }
 
+/** A write by `Satchel-Content-Hash` names its content: any body byte is a mistake (400). */
+async function refuseBody(body: AsyncIterable<Uint8Array> | string): Promise<void> {
+  const refused = () =>
+    new HttpError('INVALID_INPUT', 'a write by Satchel-Content-Hash carries no body', {
+      data: { field: 'Satchel-Content-Hash' },
+    });
+  if (typeof body === 'string') {
+    if (body.length > 0) throw refused();
+    return;
+  }
+  for await (const piece of body) if (piece.byteLength > 0) throw refused();
+}
+
 /** Routes under /v1/workspaces/:ws/files. */
 export function fileRoutes(config: RouteConfig): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -176,7 +189,13 @@ export function fileRoutes(config: RouteConfig): Hono<ApiEnv> {
 
   app.put('/workspaces/:ws/files/*', async (c) => {
     const { satchel, ws, path, options, body } = await upload(c, true);
-    const info = await satchel.writeFile(ws, path, body, options);
+    // `Satchel-Content-Hash` and no body: content the workspace already holds (404 if not).
+    const byHash = c.req.header('Satchel-Content-Hash');
+    if (byHash !== undefined) await refuseBody(body);
+    const info =
+      byHash === undefined
+        ? await satchel.writeFile(ws, path, body, options)
+        : await satchel.writeFileByHash(ws, path, byHash.trim(), options);
     // Only a create-only write is known to have created the file (core does not say).
     return c.json(info, options.ifNoneMatch === '*' ? 201 : 200, versionHeaders(info));
   });

@@ -1,4 +1,5 @@
 /** Locks: acquire (optionally waiting), list, renew, release, and break (owners). */
+import { isSatchelError } from '@satchel/core';
 import { Hono } from 'hono';
 import type { ApiEnv } from '../api-env.js';
 import type { RouteConfig } from '../app.js';
@@ -15,10 +16,22 @@ export function lockRoutes(config: RouteConfig): Hono<ApiEnv> {
 
   app.post('/workspaces/:ws/locks', async (c) => {
     const body = await readJson(c, AcquireLockBody, config.maxJsonBytes);
-    const lock = await c
-      .get('satchel')
-      .acquireLock(c.req.param('ws'), { ...body, ...sessionOption(c) });
-    return c.json(lock, 201);
+    // Lock wait as clients see it: the acquisition, including any `waitSeconds`, by outcome.
+    const started = performance.now();
+    const waited = (): number => (performance.now() - started) / 1000;
+    try {
+      const lock = await c
+        .get('satchel')
+        .acquireLock(c.req.param('ws'), { ...body, ...sessionOption(c) });
+      config.metrics.observeLockWait(waited(), 'acquired');
+      return c.json(lock, 201);
+    } catch (error) {
+      config.metrics.observeLockWait(
+        waited(),
+        isSatchelError(error, 'LOCKED') ? 'locked' : 'failed',
+      );
+      throw error;
+    }
   });
 
   app.get('/workspaces/:ws/locks', async (c) => {
@@ -32,7 +45,9 @@ export function lockRoutes(config: RouteConfig): Hono<ApiEnv> {
 
   app.post('/workspaces/:ws/locks/:id/renew', async (c) => {
     const body = await readJson(c, RenewLockBody, config.maxJsonBytes, { optional: true });
-    const lock = await c.get('satchel').renewLock(c.req.param('ws'), c.req.param('id'), body);
+    const lock = await c
+      .get('satchel')
+      .renewLock(c.req.param('ws'), c.req.param('id'), { ...body, ...sessionOption(c) });
     return c.json(lock);
   });
 
@@ -40,8 +55,10 @@ export function lockRoutes(config: RouteConfig): Hono<ApiEnv> {
     const satchel = c.get('satchel');
     const ws = c.req.param('ws');
     const id = c.req.param('id');
-    if (queryBool(c, 'break') === true) return c.json(await satchel.breakLock(ws, id));
-    await satchel.releaseLock(ws, id);
+    if (queryBool(c, 'break') === true) {
+      return c.json(await satchel.breakLock(ws, id, sessionOption(c)));
+    }
+    await satchel.releaseLock(ws, id, sessionOption(c));
     return c.body(null, 204);
   });
 

@@ -10,6 +10,7 @@ import { type Satchel, SatchelError } from '@satchel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessBehaviour } from './satchel-behaviour-access.js';
 import { treeBehaviour } from './satchel-behaviour-tree.js';
+import { webhookBehaviour } from './satchel-behaviour-webhooks.js';
 
 /** One implementation on a fresh data directory, reached through API keys. */
 export interface SatchelFixture {
@@ -106,6 +107,7 @@ export function runSatchelBehaviour(name: string, make: () => Promise<SatchelFix
     fileBehaviour(w);
     treeBehaviour(w);
     accessBehaviour(w);
+    webhookBehaviour(w);
   });
 }
 

@@ -1,5 +1,6 @@
 /** File content in and out: `cat`, `put`, `get`, `append`, `edit`. */
-import { basename } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { baseName, type FileInfo } from '@satchel/core';
 import type { Command } from 'commander';
@@ -7,6 +8,7 @@ import { type Context, copyTo, lockTokenOption, positiveInt } from '../context.j
 import { usageError } from '../errors.js';
 import { colorDiff, examples } from '../format.js';
 import { localTarget, openLocal, writeLocalAtomically } from '../local.js';
+import { type Progress, progressBar, progressEnabled } from '../progress.js';
 
 interface CatFlags {
   readonly version?: number;
@@ -39,6 +41,21 @@ interface EditFlags {
 }
 
 const STDIO = '-';
+
+/** Size of a local file for the progress bar (null if it cannot be told: no total shown). */
+async function localSize(cwd: string, local: string): Promise<number | null> {
+  const found = await stat(resolve(cwd, local)).catch(() => null);
+  return found?.isFile() ? found.size : null;
+}
+
+/** Awaits `transfer`, then ends the bar's line, whether the transfer worked or not. */
+async function stopping<T>(bar: Progress, transfer: Promise<T>): Promise<T> {
+  try {
+    return await transfer;
+  } finally {
+    bar.stop();
+  }
+}
 
 /** `put LOCAL [PATH]`: PATH defaults to /<name of LOCAL>; a PATH ending in "/" is a directory. */
 function putTarget(local: string, path: string | undefined): string {
@@ -103,9 +120,15 @@ export function registerFileCommands(program: Command, ctx: Context): void {
       const target = putTarget(local, path);
       const satchel = await run.satchel();
       const source = local === STDIO ? run.io.stdin : await openLocal(run.io.cwd, local);
+      const bar = progressBar({
+        stream: run.io.stderr,
+        enabled: progressEnabled(run.io),
+        label: `put ${target}`,
+        total: local === STDIO ? null : await localSize(run.io.cwd, local),
+      });
       let info: FileInfo;
       try {
-        info = await satchel.writeFile(ws, target, source, {
+        info = await satchel.writeFile(ws, target, bar.track(source), {
           ...run.call(),
           ifMatch: flags.ifMatch,
           ifNoneMatch: flags.createOnly ? '*' : undefined,
@@ -113,6 +136,7 @@ export function registerFileCommands(program: Command, ctx: Context): void {
           lockToken: flags.lockToken,
         });
       } finally {
+        bar.stop();
         // A refused write never reads the file; close it anyway. stdin is not ours to close.
         if (source !== run.io.stdin) source.destroy();
       }
@@ -139,8 +163,14 @@ export function registerFileCommands(program: Command, ctx: Context): void {
       const ws = run.workspace();
       const satchel = await run.satchel();
       const file = await satchel.readFile(ws, path, { ...run.call(), version: flags.version });
+      const bar = progressBar({
+        stream: run.io.stderr,
+        enabled: progressEnabled(run.io),
+        label: `get ${file.info.path}`,
+        total: file.range.end - file.range.start,
+      });
       if (local === undefined || local === STDIO) {
-        await copyTo(file.body, run.io.stdout);
+        await stopping(bar, copyTo(bar.track(file.body), run.io.stdout));
         return;
       }
       let target: string;
@@ -150,7 +180,7 @@ export function registerFileCommands(program: Command, ctx: Context): void {
         file.body.destroy();
         throw error;
       }
-      const bytes = await writeLocalAtomically(target, file.body);
+      const bytes = await stopping(bar, writeLocalAtomically(target, bar.track(file.body)));
       if (run.json) run.printJson({ ...file.info, local: target });
       else
         run.out(`saved ${file.info.path} (version ${file.info.seq}, ${bytes} bytes) to ${target}`);

@@ -68,6 +68,7 @@ export function registerLockCommands(program: Command, ctx: Context): void {
           );
         }
         const renewed = await (await run.satchel()).renewLock(ws, flags.renew, {
+          ...run.call(),
           ttlSeconds: flags.ttl,
         });
         if (run.json) run.printJson(renewed);
@@ -113,12 +114,12 @@ export function registerLockCommands(program: Command, ctx: Context): void {
       const ws = run.workspace();
       const satchel = await run.satchel();
       if (flags.break) {
-        const broken = await satchel.breakLock(ws, lockId);
+        const broken = await satchel.breakLock(ws, lockId, run.call());
         if (run.json) run.printJson(broken);
         else run.out(`broke ${broken.holder}’s lock on ${broken.path} (id ${broken.id})`);
         return;
       }
-      await satchel.releaseLock(ws, lockId);
+      await satchel.releaseLock(ws, lockId, run.call());
       if (run.json) run.printJson({ released: lockId });
       else run.out(`unlocked ${lockId}`);
     });

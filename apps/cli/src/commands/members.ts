@@ -28,7 +28,7 @@ export function registerMemberCommands(program: Command, ctx: Context): void {
     .action(async (name: string, role: Role, _flags: unknown, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();
-      const member = await (await run.satchel()).setMember(ws, name, role);
+      const member = await (await run.satchel()).setMember(ws, name, role, run.call());
       if (run.json) run.printJson(member);
       else run.out(`${member.principal} is now ${member.role} of ${ws}`);
     });
@@ -58,7 +58,7 @@ export function registerMemberCommands(program: Command, ctx: Context): void {
     .action(async (name: string, _flags: unknown, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();
-      await (await run.satchel()).removeMember(ws, name);
+      await (await run.satchel()).removeMember(ws, name, run.call());
       if (run.json) run.printJson({ removed: name, workspace: ws });
       else run.out(`removed ${name} from ${ws}`);
     });

@@ -1,6 +1,8 @@
 /** `satchel serve`: the REST API over the data directory, until SIGINT or SIGTERM. */
+import type { LogLevel, RateLimitOptions } from '@satchel/api';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { Context } from '../context.js';
+import { type Context, durationSeconds } from '../context.js';
+import { commaList } from '../env.js';
 import { usageError } from '../errors.js';
 import { examples } from '../format.js';
 
@@ -21,6 +23,51 @@ function envPort(value: string): number {
   }
 }
 
+const RATE_USAGE = 'use REQUESTS/WINDOW like 600/60s or 100/1m, or off';
+
+/** Commander parser for `--rate-limit`: `600/60s`, `100/1m`, `off` (no limit). */
+export function rateLimitSpec(value: string): RateLimitOptions | false {
+  const spec = value.trim().toLowerCase();
+  if (spec === 'off') return false;
+  const match = /^(\d{1,9})\/(\w+)$/.exec(spec);
+  const limit = Number(match?.[1]);
+  if (match?.[2] === undefined || !(limit >= 1)) throw new InvalidArgumentError(RATE_USAGE);
+  try {
+    return { limit, windowSeconds: durationSeconds(match[2]) };
+  } catch {
+    throw new InvalidArgumentError(RATE_USAGE);
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = [
+  'trace',
+  'debug',
+  'info',
+  'warn',
+  'error',
+  'fatal',
+  'silent',
+];
+
+/** Commander parser for `--log-level`. */
+function logLevel(value: string): LogLevel {
+  const level = LOG_LEVELS.find((l) => l === value.trim().toLowerCase());
+  if (level === undefined) {
+    throw new InvalidArgumentError(`must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return level;
+}
+
+/** A setting from the environment, parsed like its flag; a bad value is a usage error naming it. */
+function fromEnv<T>(name: string, value: string, parse: (v: string) => T): T {
+  try {
+    return parse(value);
+  } catch (error) {
+    const hint = error instanceof Error ? error.message : String(error);
+    throw usageError(`invalid ${name} ${JSON.stringify(value)}`, hint);
+  }
+}
+
 /** Errors of binding the port, as one clear line (exit 2) instead of an internal error. */
 function bindError(error: unknown, host: string, port: number): unknown {
   const code = error instanceof Error && 'code' in error ? error.code : undefined;
@@ -31,6 +78,14 @@ function bindError(error: unknown, host: string, port: number): unknown {
     return usageError(`cannot listen on ${host}:${port} (${code})`, 'pass --host and --port');
   }
   return error;
+}
+
+interface ServeFlags {
+  readonly port?: number;
+  readonly host?: string;
+  readonly rateLimit?: RateLimitOptions | false;
+  readonly logLevel?: LogLevel;
+  readonly webhookAllow?: string[];
 }
 
 export function registerServeCommand(program: Command, ctx: Context): void {
@@ -50,7 +105,28 @@ export function registerServeCommand(program: Command, ctx: Context): void {
     .addOption(
       new Option('--host <host>', 'address to listen on (default: SATCHEL_HOST, else 127.0.0.1)'),
     )
-    .action(async (flags: { port?: number; host?: string }, cmd: Command) => {
+    .addOption(
+      new Option(
+        '--rate-limit <N/S|off>',
+        'requests per API key per window, e.g. 600/60s, or off; admin keys are exempt ' +
+          '(default: SATCHEL_RATE_LIMIT, else 6000/60s)',
+      ).argParser(rateLimitSpec),
+    )
+    .addOption(
+      new Option(
+        '--log-level <level>',
+        'JSON log lines on stdout from this level: trace, debug, info (one line per request), ' +
+          'warn, error, fatal, silent (default: SATCHEL_LOG_LEVEL, else info)',
+      ).argParser(logLevel),
+    )
+    .addOption(
+      new Option(
+        '--webhook-allow <list>',
+        'comma-separated hosts, addresses and CIDRs webhooks may be delivered to although ' +
+          'they are not public, e.g. 127.0.0.1,10.0.0.0/8 (default: SATCHEL_WEBHOOK_ALLOW)',
+      ).argParser((value: string) => commaList(value) ?? []),
+    )
+    .action(async (flags: ServeFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const untilStopped = run.io.untilStopped;
       if (untilStopped === undefined) {
@@ -58,16 +134,34 @@ export function registerServeCommand(program: Command, ctx: Context): void {
       }
       const port = flags.port ?? envPort(ctx.env.port);
       const host = flags.host ?? ctx.env.host;
+      const envRate = ctx.env.rateLimit;
+      const rateLimit =
+        flags.rateLimit ??
+        (envRate === undefined ? undefined : fromEnv('SATCHEL_RATE_LIMIT', envRate, rateLimitSpec));
+      const envLevel = ctx.env.logLevel;
+      const level =
+        flags.logLevel ??
+        (envLevel === undefined ? 'info' : fromEnv('SATCHEL_LOG_LEVEL', envLevel, logLevel));
       // Always the data directory (SATCHEL_URL names a server to talk to, not this one).
-      const engine = await run.engine();
+      // Webhooks are delivered by this server only, checked against this allow-list.
+      const engine = await ctx.engine(run.dataDir(), flags.webhookAllow ?? ctx.env.webhookAllow);
       const adminKey = ctx.takeCreatedAdminKey(engine);
       // Listening for the signals before saying we listen: a script may signal at once.
       const stopped = untilStopped();
       // Loaded on demand: no other command needs the HTTP stack, and startup time matters.
       const api = await import('@satchel/api');
-      const server = await api.serve(engine, { host, port }).catch((error: unknown) => {
-        throw bindError(error, host, port);
-      });
+      const { createMcpHttpHandler } = await import('@satchel/mcp');
+      const mcp = createMcpHttpHandler();
+      const apiOptions = {
+        mcp,
+        logger: api.createLogger(level, run.io.stdout),
+        ...(rateLimit === undefined ? {} : { rateLimit }),
+      };
+      const server = await api
+        .serve(engine, { host, port, api: apiOptions, webhooks: {} })
+        .catch((error: unknown) => {
+          throw bindError(error, host, port);
+        });
       if (adminKey !== null) {
         run.out(`first start: created the admin key (saved in ${run.adminKeyFile()}, mode 0600):`);
         run.out(`  ${adminKey}`);
@@ -78,6 +172,8 @@ export function registerServeCommand(program: Command, ctx: Context): void {
       run.out(`listening on ${server.url}`);
       const signal = await stopped;
       run.note(`${signal}: finishing requests in flight, then stopping`);
+      // MCP sessions first: their event streams would otherwise hold the drain open.
+      await mcp.close();
       await server.close();
       // The engine is closed by run() once this action returns.
     });
@@ -85,5 +181,7 @@ export function registerServeCommand(program: Command, ctx: Context): void {
     'satchel serve',
     'satchel serve --port 9000 --host 0.0.0.0',
     'SATCHEL_DATA=/srv/satchel SATCHEL_PORT=9000 satchel serve',
+    'satchel serve --rate-limit 600/60s --log-level warn',
+    'SATCHEL_WEBHOOK_ALLOW=127.0.0.1,10.0.0.0/8 satchel serve',
   ]);
 }

@@ -76,7 +76,7 @@ export function registerTransferCommands(program: Command, ctx: Context): void {
     .argument('<code>', 'claim code printed by `satchel transfer offer`')
     .action(async (code: string, _flags: unknown, cmd: Command) => {
       const run = ctx.invocation(cmd);
-      const accepted = await (await run.satchel()).acceptTransfer(code);
+      const accepted = await (await run.satchel()).acceptTransfer(code, run.call());
       if (run.json) run.printJson(accepted);
       else run.out(`you now own ${accepted.workspace}; ${becomes(accepted)}`);
     });
@@ -89,7 +89,7 @@ export function registerTransferCommands(program: Command, ctx: Context): void {
     .action(async (id: string, _flags: unknown, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();
-      const cancelled = await (await run.satchel()).cancelTransfer(ws, id);
+      const cancelled = await (await run.satchel()).cancelTransfer(ws, id, run.call());
       if (run.json) run.printJson(cancelled);
       else run.out(`cancelled transfer ${cancelled.id} of ${cancelled.workspace}`);
     });

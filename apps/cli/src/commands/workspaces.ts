@@ -1,5 +1,5 @@
 /** `satchel ws …`: create, list, inspect and delete workspaces. */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { type Context, positiveInt } from '../context.js';
 import { usageError } from '../errors.js';
 import { examples, humanSize, shortTime, table } from '../format.js';
@@ -74,10 +74,41 @@ export function registerWorkspaceCommands(program: Command, ctx: Context): void 
           ['directories', String(found.directories)],
           ['size', humanSize(found.bytes)],
           ['versions', String(found.versions)],
+          ['indexing', found.settings.indexing],
         ]),
       );
     });
   examples(info, ['satchel ws info demo', 'satchel ws info demo --json']);
+
+  const set = ws
+    .command('set')
+    .description('change workspace settings (owners): search indexing on or off')
+    .argument('[name]', 'workspace name (default: -w / SATCHEL_WORKSPACE)')
+    .addOption(
+      new Option('--indexing <on|off>', 'off drops the search index; on rebuilds it').choices([
+        'on',
+        'off',
+      ]),
+    )
+    .action(
+      async (
+        name: string | undefined,
+        flags: { readonly indexing?: 'on' | 'off' },
+        cmd: Command,
+      ) => {
+        const run = ctx.invocation(cmd);
+        if (flags.indexing === undefined) {
+          throw usageError('nothing to set', 'pass a setting, e.g. --indexing off');
+        }
+        const updated = await (await run.satchel()).updateWorkspace(name ?? run.workspace(), {
+          ...run.call(),
+          indexing: flags.indexing,
+        });
+        if (run.json) run.printJson(updated);
+        else run.out(`workspace ${updated.name}: indexing ${updated.settings.indexing}`);
+      },
+    );
+  examples(set, ['satchel ws set demo --indexing off', 'satchel ws set demo --indexing on']);
 
   const rm = ws
     .command('rm')

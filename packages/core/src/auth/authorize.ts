@@ -22,6 +22,9 @@ export const WORKSPACE_ACTIONS = {
   'transfer.manage': 'owner',
   'audit.read': 'owner',
   'workspace.delete': 'owner',
+  'webhook.read': 'owner',
+  'webhook.manage': 'owner',
+  'workspace.manage': 'owner',
 } as const satisfies Record<string, Role>;
 
 export type WorkspaceAction = keyof typeof WORKSPACE_ACTIONS;
@@ -39,6 +42,9 @@ const VERBS: Readonly<Record<WorkspaceAction | GlobalAction, string>> = {
   'transfer.manage': 'manage ownership transfers',
   'audit.read': 'read the audit log',
   'workspace.delete': 'delete the workspace',
+  'webhook.read': 'see webhooks',
+  'webhook.manage': 'manage webhooks',
+  'workspace.manage': 'change workspace settings or rebuild its search index',
   'workspace.create': 'create workspaces',
   'transfer.accept': 'accept ownership transfers',
   'workspace.list': 'list workspaces',
@@ -53,6 +59,8 @@ const WRITES: ReadonlySet<string> = new Set([
   'member.manage',
   'transfer.manage',
   'workspace.delete',
+  'webhook.manage',
+  'workspace.manage',
   'workspace.create',
   'transfer.accept',
   'admin',

@@ -14,9 +14,11 @@ import {
 import { isSatchelError } from '../errors.js';
 import type { LockWaiters } from '../locks/locks.js';
 import { normalizePath, validateWorkspaceName } from '../paths.js';
+import type { SearchIndex } from '../search/indexer.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type { MetadataStore, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
+import type { WebhookServices } from '../webhooks/webhooks.js';
 import type { ChangeNotifier } from './changes.js';
 import type { EngineContext, EngineLimits } from './context.js';
 import { requireWorkspace } from './context.js';
@@ -31,6 +33,9 @@ export interface EngineServices {
   readonly changes: ChangeNotifier;
   readonly clock: () => number;
   readonly limits: EngineLimits;
+  /** The search index: follows commits in the background, and holds the optional providers. */
+  readonly search: SearchIndex;
+  readonly webhooks: WebhookServices;
   readonly close: () => Promise<void>;
 }
 

@@ -20,7 +20,17 @@ const CROSS_PROCESS_RECHECK_MS = 1000;
 /** Wakes long polls when a change commits in this process. */
 export class ChangeNotifier {
   readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #listeners = new Set<(workspace: string) => void>();
   #closed = false;
+
+  /**
+   * Calls `listener` (synchronously, so it must only schedule work) after every commit that
+   * changed a workspace, until the returned function is called. The search indexer listens.
+   */
+  subscribe(listener: (workspace: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
 
   /** True once the engine is closing: long polls end at once, with what they have. */
   get closed(): boolean {
@@ -29,6 +39,7 @@ export class ChangeNotifier {
 
   /** Called after every commit that changed `workspace`. */
   notify(workspace: string): void {
+    if (!this.#closed) for (const listener of this.#listeners) listener(workspace);
     const waiters = this.#waiters.get(workspace);
     if (!waiters) return;
     this.#waiters.delete(workspace);

@@ -13,7 +13,7 @@ export async function getBlobRow(q: MetadataQueries, hash: string): Promise<Blob
 
 /** Bytes [start, end) of a blob; nothing is yielded from content that fails verification. */
 export async function* blobBytes(
-  ctx: EngineContext,
+  ctx: Pick<EngineContext, 'blobs'>,
   row: BlobRow,
   start: number,
   end: number,

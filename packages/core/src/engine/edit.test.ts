@@ -17,7 +17,23 @@ describe('applyEdits', () => {
         { oldText: 'a', newText: 'z' },
         { oldText: 'q', newText: '' },
       ]),
-    ).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', data: { edit: 2, matches: 0 } }));
+    ).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_INPUT',
+        data: { edit: 2, matches: 0, candidates: [] },
+      }),
+    );
+  });
+
+  it('shows the lines nearest to an oldText that matches nothing', () => {
+    const text = 'const alpha = 1;\nconst beta = 2;\nreturn alpha;\n';
+    expect(() => applyEdits(text, [{ oldText: 'const alpah = 1;\n', newText: '' }])).toThrow(
+      expect.objectContaining({
+        data: expect.objectContaining({
+          candidates: [expect.objectContaining({ line: 1, text: 'const alpha = 1;' })],
+        }),
+      }),
+    );
   });
 
   it('names how many places and which lines an ambiguous edit matches', () => {
@@ -25,7 +41,15 @@ describe('applyEdits', () => {
     expect(() => applyEdits(text, [{ oldText: 'x =', newText: 'z =' }])).toThrow(
       expect.objectContaining({
         code: 'INVALID_INPUT',
-        data: { edit: 1, matches: 2, lines: [1, 3] },
+        data: {
+          edit: 1,
+          matches: 2,
+          lines: [1, 3],
+          candidates: [
+            { line: 1, text: 'x = 1', similarity: 1 },
+            { line: 3, text: 'x = 3', similarity: 1 },
+          ],
+        },
         message: expect.stringContaining('matches 2 places (lines 1, 3)'),
       }),
     );

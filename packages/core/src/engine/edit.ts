@@ -18,6 +18,7 @@ import {
   preconditionFailed,
   requireWorkspace,
 } from './context.js';
+import { linesAt, nearestLines } from './edit-candidates.js';
 import { writeFile } from './write.js';
 
 function lineOf(text: string, index: number): number {
@@ -37,7 +38,8 @@ function occurrences(text: string, needle: string): number[] {
 /**
  * Applies `edits` in order, each to the result of the previous one. An edit whose `oldText`
  * occurs nowhere, or more than once without `replaceAll`, fails with INVALID_INPUT saying which
- * edit (1-based) and how many matches, with their line numbers.
+ * edit (1-based) and how many matches, with their line numbers, and in `data.candidates` the
+ * lines it probably meant (nearest to the first line of `oldText`, or the matching lines).
  */
 export function applyEdits(
   text: string,
@@ -54,6 +56,7 @@ export function applyEdits(
       throw new SatchelError('INVALID_INPUT', `edit ${n}: the text to replace was not found`, {
         edit: n,
         matches: 0,
+        candidates: nearestLines(result, edit.oldText),
       });
     }
     if (found.length > 1 && !replaceAll) {
@@ -61,7 +64,7 @@ export function applyEdits(
       throw new SatchelError(
         'INVALID_INPUT',
         `edit ${n}: the text to replace matches ${found.length} places (lines ${lines.join(', ')}${found.length > 10 ? ', …' : ''}); include more context to make it unique, or replace all of them`,
-        { edit: n, matches: found.length, lines },
+        { edit: n, matches: found.length, lines, candidates: linesAt(result, lines) },
       );
     }
     result = replaceAll

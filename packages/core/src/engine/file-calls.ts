@@ -10,6 +10,7 @@ import { list, readFile, readText, stat } from './read.js';
 import { copy, move, remove } from './tree.js';
 import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces } from './workspaces.js';
 import { appendFile, mkdir, restore, writeFile, writeFiles } from './write.js';
+import { writeFileByHash } from './write-by-hash.js';
 
 export abstract class FileCalls extends AuditedCalls {
   // Workspaces
@@ -55,6 +56,17 @@ export abstract class FileCalls extends AuditedCalls {
     const call = this.call('writeFile', ws, path, options);
     return this.run(call, this.within(ws, 'file.write', [path]), (ctx) =>
       writeFile(ctx, ws, path, content, options),
+    );
+  }
+  writeFileByHash(
+    ws: string,
+    path: string,
+    hash: string,
+    options?: S.WriteOptions,
+  ): Promise<S.FileInfo> {
+    const call = this.call('writeFileByHash', ws, path, options);
+    return this.run(call, this.within(ws, 'file.write', [path]), (ctx) =>
+      writeFileByHash(ctx, ws, path, hash, options),
     );
   }
   writeFiles(

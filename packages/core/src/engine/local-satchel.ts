@@ -17,11 +17,27 @@ import { SatchelError } from '../errors.js';
 import { acquireLock, breakLock, listLocks, releaseLock, renewLock } from '../locks/locks.js';
 import type { Satchel, SatchelEngine } from '../satchel.js';
 import type * as S from '../schemas.js';
+import { ask } from '../search/ask.js';
+import { grep } from '../search/grep.js';
+import { requireIndexing, searchPassages } from '../search/search.js';
+import { countQueued } from '../store/metadata/webhook-queries.js';
+import {
+  Dispatcher,
+  type WebhookDispatcher,
+  type WebhookDispatchOptions,
+} from '../webhooks/dispatcher.js';
+import * as webhookOps from '../webhooks/webhooks.js';
 import type { EngineServices } from './calls.js';
+import { requireWorkspace } from './context.js';
 import { FileCalls } from './file-calls.js';
 import { fsck } from './fsck.js';
+import { updateWorkspace } from './workspace-settings.js';
+import { getWorkspace } from './workspaces.js';
 
 export type { EngineServices } from './calls.js';
+
+/** How long `reindex` rebuilds before it returns; the rest continues in the background. */
+const REINDEX_WAIT_MS = 10_000;
 
 /** The engine behind the Satchel interface, acting as one actor. */
 export class LocalSatchel extends FileCalls implements SatchelEngine {
@@ -49,20 +65,24 @@ export class LocalSatchel extends FileCalls implements SatchelEngine {
       acquireLock(ctx, this.services.waiters, ws, options),
     );
   }
-  renewLock(ws: string, lockId: string, options?: { ttlSeconds?: number }): Promise<S.Lock> {
-    const call = this.call('renewLock', ws, null);
+  renewLock(
+    ws: string,
+    lockId: string,
+    options?: { ttlSeconds?: number } & S.CallOptions,
+  ): Promise<S.Lock> {
+    const call = this.call('renewLock', ws, null, options);
     return this.run(call, this.within(ws, 'lock.write'), (ctx) =>
       renewLock(ctx, this.services.waiters, ws, lockId, options),
     );
   }
-  releaseLock(ws: string, lockId: string): Promise<void> {
-    const call = this.call('releaseLock', ws, null);
+  releaseLock(ws: string, lockId: string, options?: S.CallOptions): Promise<void> {
+    const call = this.call('releaseLock', ws, null, options);
     return this.run(call, this.within(ws, 'lock.write'), (ctx) =>
       releaseLock(ctx, this.services.waiters, ws, lockId),
     );
   }
-  breakLock(ws: string, lockId: string): Promise<S.Lock> {
-    const call = this.call('breakLock', ws, null);
+  breakLock(ws: string, lockId: string, options?: S.CallOptions): Promise<S.Lock> {
+    const call = this.call('breakLock', ws, null, options);
     return this.run(call, this.within(ws, 'lock.break'), (ctx) =>
       breakLock(ctx, this.services.waiters, ws, lockId),
     );
@@ -117,14 +137,19 @@ export class LocalSatchel extends FileCalls implements SatchelEngine {
     const call = this.call('listMembers', ws, null);
     return this.run(call, this.within(ws, 'member.read'), (ctx) => listMembers(ctx, ws));
   }
-  setMember(ws: string, principal: string, role: S.Role): Promise<S.Member> {
-    const call = this.call('setMember', ws, null);
+  setMember(
+    ws: string,
+    principal: string,
+    role: S.Role,
+    options?: S.CallOptions,
+  ): Promise<S.Member> {
+    const call = this.call('setMember', ws, null, options);
     return this.run(call, this.within(ws, 'member.manage'), (ctx) =>
       setMember(ctx, ws, principal, role),
     );
   }
-  removeMember(ws: string, principal: string): Promise<void> {
-    const call = this.call('removeMember', ws, null);
+  removeMember(ws: string, principal: string, options?: S.CallOptions): Promise<void> {
+    const call = this.call('removeMember', ws, null, options);
     return this.run(call, this.within(ws, 'member.manage'), (ctx) =>
       removeMember(ctx, ws, principal),
     );
@@ -139,14 +164,120 @@ export class LocalSatchel extends FileCalls implements SatchelEngine {
     const call = this.call('listTransfers', ws, null);
     return this.run(call, this.within(ws, 'transfer.manage'), (ctx) => listTransfers(ctx, ws));
   }
-  cancelTransfer(ws: string, id: string): Promise<S.Transfer> {
-    const call = this.call('cancelTransfer', ws, null);
+  cancelTransfer(ws: string, id: string, options?: S.CallOptions): Promise<S.Transfer> {
+    const call = this.call('cancelTransfer', ws, null, options);
     return this.run(call, this.within(ws, 'transfer.manage'), (ctx) => cancelTransfer(ctx, ws, id));
   }
-  async acceptTransfer(code: string): Promise<S.Transfer> {
+  async acceptTransfer(code: string, options?: S.CallOptions): Promise<S.Transfer> {
     const workspace = await transferWorkspace(this.services.store, code);
-    const call = this.call('acceptTransfer', workspace, null);
+    const call = this.call('acceptTransfer', workspace, null, options);
     return this.run(call, this.global('transfer.accept'), (ctx) => acceptTransfer(ctx, code));
+  }
+
+  // Webhooks (owners only)
+
+  createWebhook(ws: string, input: S.CreateWebhook): Promise<S.CreatedWebhook> {
+    const call = this.call('createWebhook', ws, null);
+    return this.run(call, this.within(ws, 'webhook.manage'), (ctx) =>
+      webhookOps.createWebhook(ctx, this.services.webhooks, ws, input),
+    );
+  }
+  listWebhooks(ws: string): Promise<S.Webhook[]> {
+    const call = this.call('listWebhooks', ws, null);
+    return this.run(call, this.within(ws, 'webhook.read'), (ctx) =>
+      webhookOps.listWebhooks(ctx, ws),
+    );
+  }
+  getWebhook(ws: string, id: string): Promise<S.Webhook> {
+    const call = this.call('getWebhook', ws, null);
+    return this.run(call, this.within(ws, 'webhook.read'), (ctx) =>
+      webhookOps.getWebhook(ctx, ws, id),
+    );
+  }
+  updateWebhook(ws: string, id: string, change: S.UpdateWebhook): Promise<S.Webhook> {
+    const call = this.call('updateWebhook', ws, null);
+    return this.run(call, this.within(ws, 'webhook.manage'), (ctx) =>
+      webhookOps.updateWebhook(ctx, this.services.webhooks, ws, id, change),
+    );
+  }
+  deleteWebhook(ws: string, id: string): Promise<void> {
+    const call = this.call('deleteWebhook', ws, null);
+    return this.run(call, this.within(ws, 'webhook.manage'), (ctx) =>
+      webhookOps.deleteWebhook(ctx, ws, id),
+    );
+  }
+  listWebhookDeliveries(
+    ws: string,
+    id: string,
+    options?: S.PageOptions,
+  ): Promise<S.Page<S.WebhookDelivery>> {
+    const call = this.call('listWebhookDeliveries', ws, null);
+    return this.run(call, this.within(ws, 'webhook.read'), (ctx) =>
+      webhookOps.listWebhookDeliveries(ctx, ws, id, options),
+    );
+  }
+  startWebhooks(options?: WebhookDispatchOptions): WebhookDispatcher {
+    const { webhooks, store, committer, changes, clock } = this.services;
+    if (webhooks.dispatcher !== null) {
+      throw new SatchelError('CONFLICT', 'webhook delivery already runs on this engine');
+    }
+    const dispatcher = new Dispatcher(
+      { store, committer, changes, clock, hooks: webhooks },
+      options,
+    );
+    webhooks.dispatcher = dispatcher;
+    return {
+      queueDepth: () => dispatcher.queueDepth(),
+      stop: async () => {
+        await dispatcher.stop();
+        if (webhooks.dispatcher === dispatcher) webhooks.dispatcher = null;
+      },
+    };
+  }
+  webhookQueueDepth(): Promise<number> {
+    return countQueued(this.services.store.kysely);
+  }
+
+  // Search (search/*) and workspace settings
+
+  grep(ws: string, pattern: string, options?: S.GrepOptions): Promise<S.GrepResult> {
+    const call = this.call('grep', ws, options?.path ?? null, options);
+    return this.run(call, this.within(ws, 'file.read'), (ctx) => grep(ctx, ws, pattern, options));
+  }
+  search(ws: string, query: string, options?: S.SearchOptions): Promise<S.SearchResult> {
+    const call = this.call('search', ws, options?.path ?? null, options);
+    return this.run(call, this.within(ws, 'file.read'), (ctx) =>
+      searchPassages(ctx, this.services.search, ws, query, options),
+    );
+  }
+  ask(ws: string, question: string, options?: S.AskOptions): Promise<S.AskResult> {
+    const call = this.call('ask', ws, options?.path ?? null, options);
+    return this.run(call, this.within(ws, 'file.read'), (ctx) =>
+      ask(ctx, this.services.search, ws, question, options),
+    );
+  }
+  searchStatus(ws: string): Promise<S.SearchStatus> {
+    const call = this.call('searchStatus', ws, null);
+    return this.run(call, this.within(ws, 'file.read'), async (ctx) =>
+      this.services.search.status(await requireWorkspace(ctx.store, ws)),
+    );
+  }
+  reindex(ws: string, options?: S.CallOptions): Promise<S.SearchStatus> {
+    const call = this.call('reindex', ws, null, options);
+    return this.run(call, this.within(ws, 'workspace.manage'), async (ctx) => {
+      const row = await requireWorkspace(ctx.store, ws);
+      requireIndexing(row);
+      await this.services.search.reindex(row, REINDEX_WAIT_MS);
+      return this.services.search.status(await requireWorkspace(ctx.store, ws));
+    });
+  }
+  updateWorkspace(name: string, settings: S.UpdateWorkspace): Promise<S.WorkspaceInfo> {
+    const call = this.call('updateWorkspace', name, null, settings);
+    return this.run(call, this.within(name, 'workspace.manage'), async (ctx) => {
+      await updateWorkspace(ctx, this.services.search, name, settings);
+      // The call's store caches the workspace row as it was before the change.
+      return getWorkspace({ ...ctx, store: this.services.store }, name);
+    });
   }
 
   // Audit and maintenance

@@ -9,6 +9,9 @@ import { actorOf, bootstrapAdmin } from '../auth/access.js';
 import { SatchelError } from '../errors.js';
 import { LockWaiters } from '../locks/locks.js';
 import type { SatchelEngine } from '../satchel.js';
+import type { EmbeddingProvider } from '../search/embeddings.js';
+import { SearchIndex } from '../search/indexer.js';
+import type { ChatProvider } from '../search/llm.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { FsBlobStore } from '../store/fs-blob-store.js';
 import { GroupCommitter } from '../store/group-commit.js';
@@ -16,6 +19,9 @@ import { MemoryBlobStore } from '../store/memory-blob-store.js';
 import { startLockEpoch } from '../store/metadata/lock-queries.js';
 import { MetadataStore } from '../store/metadata/metadata-store.js';
 import { openSqlite, SQLITE_DIALECT } from '../store/metadata/sqlite.js';
+import { SecretBox, WEBHOOK_KEY_FILE } from '../webhooks/secret-box.js';
+import { AllowList } from '../webhooks/ssrf.js';
+import { webhookServices } from '../webhooks/webhooks.js';
 import { ChangeNotifier } from './changes.js';
 import type { EngineLimits } from './context.js';
 import { type EngineServices, LocalSatchel } from './local-satchel.js';
@@ -36,6 +42,18 @@ export interface OpenSatchelOptions {
   readonly metadata?: MetadataStore;
   /** Delay within which audit entries of reads and refusals are committed (≤ 100 ms). */
   readonly auditFlushMs?: number;
+  /**
+   * Hosts, addresses and CIDRs webhooks may be delivered to although they are not public
+   * (e.g. `127.0.0.1`, `10.0.0.0/8`, `hooks.internal`); INVALID_INPUT for a malformed entry.
+   */
+  readonly webhookAllow?: readonly string[];
+  /**
+   * Computes passage vectors for hybrid search (docs/search.md). Without one, search is BM25
+   * only and nothing is sent anywhere.
+   */
+  readonly embeddings?: EmbeddingProvider;
+  /** Answers `ask` from retrieved passages. Without one, `ask` returns the passages. */
+  readonly llm?: ChatProvider;
 }
 
 export const DATABASE_FILE = 'satchel.db';
@@ -56,6 +74,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
   if (limits.inlineThreshold > limits.maxFileSize) {
     throw new SatchelError('INVALID_INPUT', 'inlineThreshold must not exceed maxFileSize');
   }
+  const webhookAllow = AllowList.parse(options.webhookAllow);
   const memory = options.data === ':memory:';
   const root = memory ? null : resolve(options.data);
   if (root) await mkdir(root, { recursive: true, mode: 0o700 });
@@ -81,6 +100,18 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
   });
   const waiters = new LockWaiters({ clock });
   const changes = new ChangeNotifier();
+  const search = new SearchIndex({
+    store,
+    blobs,
+    committer,
+    embeddings: options.embeddings,
+    llm: options.llm,
+  });
+  changes.subscribe((workspace) => search.schedule(workspace));
+  const webhooks = webhookServices(
+    webhookAllow,
+    new SecretBox(root ? join(root, WEBHOOK_KEY_FILE) : null),
+  );
   let closed = false;
   const services: EngineServices = {
     store,
@@ -91,11 +122,17 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     changes,
     clock,
     limits,
+    search,
+    webhooks,
     close: async () => {
       if (closed) return;
       closed = true;
+      // Attempts in flight are recorded before the database closes.
+      await webhooks.dispatcher?.stop();
       waiters.close();
       changes.close();
+      // The index step under way commits (or not) before the database closes.
+      await search.close();
       await audit.close();
       await store.close();
     },

@@ -20,6 +20,7 @@ import {
   parseOptions,
   requireWorkspace,
 } from './context.js';
+import { workspaceSettings } from './workspace-settings.js';
 
 function workspaceOut(row: WorkspaceRow): Workspace {
   return { name: row.name, seq: Number(row.seq), createdAt: iso(Number(row.created_at)) };
@@ -83,7 +84,11 @@ export async function listWorkspaces(
 export async function getWorkspace(ctx: EngineContext, rawName: string): Promise<WorkspaceInfo> {
   const name = validateWorkspaceName(rawName);
   const row = await requireWorkspace(ctx.store, name);
-  return { ...workspaceOut(row), ...(await ctx.store.workspaceStats(row.id)) };
+  return {
+    ...workspaceOut(row),
+    ...(await ctx.store.workspaceStats(row.id)),
+    settings: workspaceSettings(row.settings),
+  };
 }
 
 /** Removes the workspace's metadata; its content stays until fsck reports it as orphaned. */

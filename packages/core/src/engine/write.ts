@@ -34,7 +34,7 @@ function notADirectoryTarget(path: string): SatchelError {
 }
 
 /** Commits stored content as the new head of `path`, re-checking preconditions in the transaction. */
-async function commitContent(
+export async function commitContent(
   tx: MetadataTx,
   ctx: EngineContext,
   workspace: string,

@@ -8,7 +8,7 @@ import { ERROR_CODES, type ErrorCode, SatchelError } from '../errors.js';
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
 export interface RequestSpec {
-  readonly method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE';
+  readonly method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
   /** Below the server's URL, with every segment already percent-encoded (`segment()`). */
   readonly path: string;
   readonly query?: Query;

@@ -108,6 +108,28 @@ export class RemoteFileCalls extends RemoteBase {
     });
   }
 
+  /** `PUT …/files/<path>` with `Satchel-Content-Hash` and no body: content the server has. */
+  async writeFileByHash(
+    workspace: string,
+    path: string,
+    hash: string,
+    options: S.WriteOptions = {},
+  ): Promise<S.FileInfo> {
+    const digest = parseOptions(S.ContentHashSchema, hash);
+    const { session, message, ...conditions } = parseOptions(S.WriteOptionsSchema, options);
+    return this.http.json(S.FileInfoSchema, {
+      method: 'PUT',
+      path: this.file(workspace, path),
+      query: { message },
+      headers: {
+        ...this.headers(session),
+        ...conditionHeaders(conditions),
+        'Satchel-Content-Hash': digest,
+      },
+      body: '',
+    });
+  }
+
   /**
    * `POST …/batch`: all files in one transaction, or none. Text travels as it is, bytes as
    * base64; the whole batch is one JSON body (the server's JSON limit, default 4 MiB, bounds it).

@@ -17,6 +17,8 @@ const KeyPage = S.pageSchema(S.KeyInfoSchema);
 const MemberPage = S.pageSchema(S.MemberSchema);
 const TransferPage = S.pageSchema(S.TransferSchema);
 const AuditPage = S.pageSchema(S.AuditEntrySchema);
+const WebhookPage = S.pageSchema(S.WebhookSchema);
+const DeliveryPage = S.pageSchema(S.WebhookDeliverySchema);
 
 /**
  * The Satchel interface over HTTP: each method is one request to the API (`readText` reads the
@@ -46,29 +48,29 @@ export class RemoteSatchel extends RemoteFileCalls implements Satchel {
   async renewLock(
     workspace: string,
     lockId: string,
-    options: { ttlSeconds?: number } = {},
+    options: { ttlSeconds?: number } & S.CallOptions = {},
   ): Promise<S.Lock> {
     return this.http.json(S.LockSchema, {
       method: 'POST',
       path: `${this.#lock(workspace, lockId)}/renew`,
-      headers: this.headers(),
+      headers: this.headers(options.session),
       json: { ttlSeconds: options.ttlSeconds },
     });
   }
 
-  async releaseLock(workspace: string, lockId: string): Promise<void> {
+  async releaseLock(workspace: string, lockId: string, options: S.CallOptions = {}): Promise<void> {
     return this.http.empty({
       method: 'DELETE',
       path: this.#lock(workspace, lockId),
-      headers: this.headers(),
+      headers: this.headers(options.session),
     });
   }
 
-  async breakLock(workspace: string, lockId: string): Promise<S.Lock> {
+  async breakLock(workspace: string, lockId: string, options: S.CallOptions = {}): Promise<S.Lock> {
     return this.http.json(S.LockSchema, {
       method: 'DELETE',
       path: this.#lock(workspace, lockId),
-      headers: this.headers(),
+      headers: this.headers(options.session),
       query: { break: true },
     });
   }
@@ -120,20 +122,29 @@ export class RemoteSatchel extends RemoteFileCalls implements Satchel {
     return (await this.get(MemberPage, `${this.ws(workspace)}/members`)).items;
   }
 
-  async setMember(workspace: string, principal: string, role: S.Role): Promise<S.Member> {
+  async setMember(
+    workspace: string,
+    principal: string,
+    role: S.Role,
+    options: S.CallOptions = {},
+  ): Promise<S.Member> {
     return this.http.json(S.MemberSchema, {
       method: 'PUT',
       path: `${this.ws(workspace)}/members/${segment(principal)}`,
-      headers: this.headers(),
+      headers: this.headers(options.session),
       json: { role },
     });
   }
 
-  async removeMember(workspace: string, principal: string): Promise<void> {
+  async removeMember(
+    workspace: string,
+    principal: string,
+    options: S.CallOptions = {},
+  ): Promise<void> {
     return this.http.empty({
       method: 'DELETE',
       path: `${this.ws(workspace)}/members/${segment(principal)}`,
-      headers: this.headers(),
+      headers: this.headers(options.session),
     });
   }
 
@@ -151,16 +162,130 @@ export class RemoteSatchel extends RemoteFileCalls implements Satchel {
     return (await this.get(TransferPage, `${this.ws(workspace)}/transfers`)).items;
   }
 
-  async cancelTransfer(workspace: string, id: string): Promise<S.Transfer> {
+  async cancelTransfer(
+    workspace: string,
+    id: string,
+    options: S.CallOptions = {},
+  ): Promise<S.Transfer> {
     return this.http.json(S.TransferSchema, {
       method: 'DELETE',
       path: `${this.ws(workspace)}/transfers/${segment(id)}`,
+      headers: this.headers(options.session),
+    });
+  }
+
+  async acceptTransfer(code: string, options: S.CallOptions = {}): Promise<S.Transfer> {
+    return this.http.json(S.TransferSchema, {
+      method: 'POST',
+      path: '/v1/transfers/accept',
+      headers: this.headers(options.session),
+      json: { code },
+    });
+  }
+
+  // Webhooks
+
+  async createWebhook(workspace: string, input: S.CreateWebhook): Promise<S.CreatedWebhook> {
+    return this.post(S.CreatedWebhookSchema, `${this.ws(workspace)}/webhooks`, input);
+  }
+
+  async listWebhooks(workspace: string): Promise<S.Webhook[]> {
+    return (await this.get(WebhookPage, `${this.ws(workspace)}/webhooks`)).items;
+  }
+
+  async getWebhook(workspace: string, id: string): Promise<S.Webhook> {
+    return this.get(S.WebhookSchema, this.#webhook(workspace, id));
+  }
+
+  async updateWebhook(workspace: string, id: string, change: S.UpdateWebhook): Promise<S.Webhook> {
+    return this.http.json(S.WebhookSchema, {
+      method: 'PATCH',
+      path: this.#webhook(workspace, id),
+      headers: this.headers(),
+      json: change,
+    });
+  }
+
+  async deleteWebhook(workspace: string, id: string): Promise<void> {
+    return this.http.empty({
+      method: 'DELETE',
+      path: this.#webhook(workspace, id),
       headers: this.headers(),
     });
   }
 
-  async acceptTransfer(code: string): Promise<S.Transfer> {
-    return this.post(S.TransferSchema, '/v1/transfers/accept', { code });
+  async listWebhookDeliveries(
+    workspace: string,
+    id: string,
+    options: S.PageOptions = {},
+  ): Promise<S.Page<S.WebhookDelivery>> {
+    return this.get(DeliveryPage, `${this.#webhook(workspace, id)}/deliveries`, {
+      cursor: options.cursor,
+      limit: options.limit,
+    });
+  }
+
+  // Search and workspace settings
+
+  async updateWorkspace(name: string, settings: S.UpdateWorkspace): Promise<S.WorkspaceInfo> {
+    const { session, ...body } = settings;
+    return this.http.json(S.WorkspaceInfoSchema, {
+      method: 'PATCH',
+      path: this.ws(name),
+      headers: this.headers(session),
+      json: body,
+    });
+  }
+
+  async grep(
+    workspace: string,
+    pattern: string,
+    options: S.GrepOptions = {},
+  ): Promise<S.GrepResult> {
+    const { session, ...query } = options;
+    return this.http.json(S.GrepResultSchema, {
+      method: 'GET',
+      path: `${this.ws(workspace)}/grep`,
+      headers: this.headers(session),
+      query: { pattern, ...query },
+    });
+  }
+
+  async search(
+    workspace: string,
+    q: string,
+    options: S.SearchOptions = {},
+  ): Promise<S.SearchResult> {
+    const { session, ...query } = options;
+    return this.http.json(S.SearchResultSchema, {
+      method: 'GET',
+      path: `${this.ws(workspace)}/search`,
+      headers: this.headers(session),
+      query: { q, ...query },
+    });
+  }
+
+  async ask(workspace: string, question: string, options: S.AskOptions = {}): Promise<S.AskResult> {
+    const { session, ...body } = options;
+    return this.http.json(S.AskResultSchema, {
+      method: 'POST',
+      path: `${this.ws(workspace)}/ask`,
+      headers: this.headers(session),
+      json: { question, ...body },
+    });
+  }
+
+  async searchStatus(workspace: string): Promise<S.SearchStatus> {
+    return this.get(S.SearchStatusSchema, `${this.ws(workspace)}/search/status`);
+  }
+
+  async reindex(workspace: string, options: S.CallOptions = {}): Promise<S.SearchStatus> {
+    return this.http.json(S.SearchStatusSchema, {
+      method: 'POST',
+      path: `${this.ws(workspace)}/search/reindex`,
+      headers: this.headers(options.session),
+      json: {},
+    });
   }
 
   // Audit and maintenance
@@ -208,6 +333,10 @@ export class RemoteSatchel extends RemoteFileCalls implements Satchel {
   }
 
   async close(): Promise<void> {}
+
+  #webhook(workspace: string, id: string): string {
+    return `${this.ws(workspace)}/webhooks/${segment(id)}`;
+  }
 
   #lock(workspace: string, lockId: string): string {
     return `${this.ws(workspace)}/locks/${segment(lockId)}`;

@@ -18,11 +18,19 @@ export const WorkspaceSchema = z.object({
 });
 export type Workspace = z.infer<typeof WorkspaceSchema>;
 
+export const IndexingSchema = z.enum(['on', 'off']);
+
+export const WorkspaceSettingsSchema = z.object({
+  indexing: IndexingSchema.describe('search indexing of text files (default on)'),
+});
+export type WorkspaceSettings = z.infer<typeof WorkspaceSettingsSchema>;
+
 export const WorkspaceInfoSchema = WorkspaceSchema.extend({
   files: z.number().int().describe('current files (deleted files excluded)'),
   directories: z.number().int(),
   bytes: z.number().int().describe('sum of the current files sizes'),
   versions: z.number().int().describe('stored versions, tombstones included'),
+  settings: WorkspaceSettingsSchema,
 });
 export type WorkspaceInfo = z.infer<typeof WorkspaceInfoSchema>;
 

@@ -1,6 +1,36 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './tables.js';
 
+/** A passage the full-text index matched, with its rank and a highlighted snippet. */
+export interface PassageMatch {
+  readonly id: number;
+  readonly path: string;
+  readonly seq: number;
+  readonly lineStart: number;
+  readonly lineEnd: number;
+  readonly text: string;
+  readonly snippet: string;
+  /** Relevance (BM25); higher is better. */
+  readonly score: number;
+}
+
+export interface PassageQuery {
+  readonly workspaceId: string;
+  /** Words to look for: passages holding all of them rank first, then those holding any. */
+  readonly terms: readonly string[];
+  /** Only passages of this path or of paths in [lo, hi) (a directory's descendants). */
+  readonly scope?: { readonly path: string; readonly lo: string; readonly hi: string };
+  readonly limit: number;
+}
+
+/** Full-text search over the `passages` table (docs/search.md); dialect-specific SQL lives here. */
+export interface FullTextDialect {
+  /** Statements that create the full-text index over `passages` and keep it in step with it. */
+  schema(): string[];
+  /** The best `limit` passages of a workspace for `terms`, best first. */
+  search(db: Kysely<Database>, query: PassageQuery): Promise<PassageMatch[]>;
+}
+
 /** What the portable query layer needs to know about a SQL dialect beyond Kysely itself. */
 export interface SqlDialectInfo {
   readonly name: 'sqlite' | 'postgres';
@@ -20,4 +50,6 @@ export interface SqlDialectInfo {
    * short-lived lock leases (docs/storage.md, Durability).
    */
   relaxed<T>(db: Kysely<Database>, fn: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** The search index's full-text part (SQLite: FTS5 with BM25). */
+  readonly fullText: FullTextDialect;
 }

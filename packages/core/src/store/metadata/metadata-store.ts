@@ -61,7 +61,16 @@ export class MetadataTx extends MetadataQueries {
       .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(floor) }))
       .execute();
     // Children first: not every dialect cascades the same way, and it keeps the order explicit.
-    for (const table of ['entries', 'versions', 'locks', 'members', 'transfers'] as const) {
+    for (const table of [
+      'webhook_attempts',
+      'webhook_deliveries',
+      'webhooks',
+      'entries',
+      'versions',
+      'locks',
+      'members',
+      'transfers',
+    ] as const) {
       await this.db.deleteFrom(table).where('workspace_id', '=', workspaceId).execute();
     }
     await this.db.deleteFrom('workspaces').where('id', '=', workspaceId).execute();

@@ -195,6 +195,118 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
         for (const statement of dialect.appendOnly('audit')) await sql.raw(statement).execute(db);
       },
     },
+    '0003_webhooks': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('webhooks')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('workspace_id', 'text', (c) =>
+            c.notNull().references('workspaces.id').onDelete('cascade'),
+          )
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('events', 'text', (c) => c.notNull())
+          .addColumn('path_glob', 'text')
+          .addColumn('description', 'text')
+          .addColumn('secret_ciphertext', 'text', (c) => c.notNull())
+          .addColumn('enabled', 'integer', (c) => c.notNull())
+          .addColumn('disabled_reason', 'text')
+          .addColumn('cursor', 'bigint', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('created_by', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('webhooks_by_workspace')
+          .on('webhooks')
+          .columns(['workspace_id', 'created_at'])
+          .execute();
+        await db.schema
+          .createTable('webhook_deliveries')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('webhook_id', 'text', (c) =>
+            c.notNull().references('webhooks.id').onDelete('cascade'),
+          )
+          .addColumn('workspace_id', 'text', (c) =>
+            c.notNull().references('workspaces.id').onDelete('cascade'),
+          )
+          .addColumn('event_seq', 'bigint', (c) => c.notNull())
+          .addColumn('event_path', pathColumn, (c) => c.notNull())
+          .addColumn('event_type', 'text', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('next_attempt_at', 'bigint')
+          .addColumn('last_status', 'integer')
+          .addColumn('last_error', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('delivered_at', 'bigint')
+          .execute();
+        await db.schema
+          .createIndex('webhook_deliveries_by_event')
+          .on('webhook_deliveries')
+          .columns(['webhook_id', 'event_seq', 'event_path'])
+          .unique()
+          .execute();
+        await db.schema
+          .createIndex('webhook_deliveries_due')
+          .on('webhook_deliveries')
+          .columns(['status', 'next_attempt_at'])
+          .execute();
+        await db.schema
+          .createTable('webhook_attempts')
+          .addColumn('delivery_id', 'text', (c) =>
+            c.notNull().references('webhook_deliveries.id').onDelete('cascade'),
+          )
+          .addColumn('workspace_id', 'text', (c) =>
+            c.notNull().references('workspaces.id').onDelete('cascade'),
+          )
+          .addColumn('attempt', 'integer', (c) => c.notNull())
+          .addColumn('at', 'bigint', (c) => c.notNull())
+          .addColumn('status', 'integer')
+          .addColumn('error', 'text')
+          .addColumn('duration_ms', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_id', 'attempt'])
+          .execute();
+      },
+    },
+    '0004_search': {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable('passages')
+          .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+          .addColumn('workspace_id', 'text', (c) =>
+            c.notNull().references('workspaces.id').onDelete('cascade'),
+          )
+          .addColumn('path', pathColumn, (c) => c.notNull())
+          .addColumn('seq', 'bigint', (c) => c.notNull())
+          .addColumn('line_start', 'integer', (c) => c.notNull())
+          .addColumn('line_end', 'integer', (c) => c.notNull())
+          .addColumn('text', 'text', (c) => c.notNull())
+          .addColumn('vector', binaryType)
+          .execute();
+        await db.schema
+          .createIndex('passages_by_path')
+          .on('passages')
+          .columns(['workspace_id', 'path'])
+          .execute();
+        // Covers the workspace check of every full-text match without reading passage rows.
+        await db.schema
+          .createIndex('passages_by_id')
+          .on('passages')
+          .columns(['id', 'workspace_id'])
+          .execute();
+        await db.schema
+          .createTable('search_state')
+          .addColumn('workspace_id', 'text', (c) =>
+            c.primaryKey().references('workspaces.id').onDelete('cascade'),
+          )
+          .addColumn('indexed_seq', 'bigint', (c) => c.notNull())
+          .addColumn('rebuild_seq', 'bigint')
+          .addColumn('rebuild_after', pathColumn)
+          .addColumn('vector_error', 'text')
+          .execute();
+        for (const statement of dialect.fullText.schema()) await sql.raw(statement).execute(db);
+      },
+    },
   };
 }
 

@@ -15,6 +15,7 @@ import {
 } from 'kysely';
 import { SatchelError } from '../../errors.js';
 import type { SqlDialectInfo } from './dialect.js';
+import { SQLITE_FULL_TEXT } from './sqlite-fts.js';
 import type { Database } from './tables.js';
 
 export const SQLITE_DIALECT: SqlDialectInfo = {
@@ -44,6 +45,7 @@ export const SQLITE_DIALECT: SqlDialectInfo = {
         `create trigger ${table}_no_${op} before ${op} on ${table} ` +
         `begin select raise(abort, '${table} is append-only: ${op} refused'); end`,
     ),
+  fullText: SQLITE_FULL_TEXT,
 };
 
 const FULL = 2;

@@ -139,6 +139,81 @@ export interface AuditTable {
   hash: string;
 }
 
+/** Webhook subscriptions; the signing secret is stored encrypted (webhooks/secret-box.ts). */
+export interface WebhooksTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  /** JSON array of version ops. */
+  events: string;
+  path_glob: string | null;
+  description: string | null;
+  secret_ciphertext: string;
+  enabled: number;
+  disabled_reason: string | null;
+  /** Newest workspace seq whose events have been queued for this subscription. */
+  cursor: number;
+  created_at: number;
+  created_by: string;
+}
+
+/** The persisted delivery queue and log: one row per event per subscription. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  workspace_id: string;
+  event_seq: number;
+  event_path: string;
+  event_type: string;
+  /** The exact JSON body sent on every attempt. */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed' | 'dead';
+  attempts: Generated<number>;
+  next_attempt_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+/** One row per attempt of a delivery. */
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  workspace_id: string;
+  attempt: number;
+  at: number;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** Passages of the current text files, for search; `vector` once an embedding provider ran. */
+export interface PassagesTable {
+  id: Generated<number>;
+  workspace_id: string;
+  path: string;
+  /** The version the passage was cut from: its citation reads `version: seq`. */
+  seq: number;
+  line_start: number;
+  line_end: number;
+  text: string;
+  /** Unit-length float32 vector, little-endian; null until embedded. */
+  vector: Uint8Array | null;
+}
+
+/** Per workspace: how far the search index follows the change feed (its durable queue). */
+export interface SearchStateTable {
+  workspace_id: string;
+  /** Every change up to this seq is reflected in `passages`. */
+  indexed_seq: number;
+  /** While rebuilding: the head seq the rebuild started at; null otherwise. */
+  rebuild_seq: number | null;
+  /** While rebuilding: files up to this path are done ('' before the first). */
+  rebuild_after: string | null;
+  /** The last failure of the embedding provider, cleared by the next success. */
+  vector_error: string | null;
+}
+
 export interface Database {
   meta: MetaTable;
   workspaces: WorkspacesTable;
@@ -151,4 +226,9 @@ export interface Database {
   locks: LocksTable;
   transfers: TransfersTable;
   audit: AuditTable;
+  passages: PassagesTable;
+  search_state: SearchStateTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
