@@ -56,7 +56,9 @@ afterAll(async () => {
 
 describe('satchel in a terminal', () => {
   it('opens the TUI, browses, shows history, survives a resize and quits on q', async () => {
-    const command = `cd ${JSON.stringify(dir)} && SATCHEL_DATA=data NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(main)}; echo "exited $?"; sleep 60`;
+    // Ink draws nothing until exit when it believes it runs in CI (CI=1 in .ci/run): a
+    // person at a terminal does not have it set.
+    const command = `cd ${JSON.stringify(dir)} && unset CI CONTINUOUS_INTEGRATION; SATCHEL_DATA=data NO_COLOR=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(main)}; echo "exited $?"; sleep 60`;
     tmux('new-session', '-d', '-s', 'tui', '-x', '120', '-y', '40', 'sh', '-c', command);
 
     await see('Workspaces', 'demo', '? keys  q quit');
