@@ -2,21 +2,18 @@
  * `pnpm bench`: the HTTP API on loopback against a bare node:http server — 4 KiB GET and PUT
  * (req/s, p99) with autocannon, and lock acquire+release round trips (p50).
  */
-import { randomBytes } from 'node:crypto';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { openSatchel } from '@satchel/core';
 import autocannon from 'autocannon';
-import { pino } from 'pino';
-import { serve } from '../src/serve.js';
+import { API_DIR, type ServersReady } from './servers.js';
 
-const API_DIR = fileURLToPath(new URL('..', import.meta.url));
 const TMP = join(API_DIR, '.bench-tmp', `run-${process.pid}`);
-const SIZE = 4096;
 
 function envInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -48,40 +45,6 @@ const median = (values: readonly number[]): number => {
     : ((sorted[mid - 1] ?? Number.NaN) + (sorted[mid] ?? Number.NaN)) / 2;
 };
 const fmt = (n: number): string => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
-
-async function listen(server: Server): Promise<string> {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
-}
-
-/** The bare baseline: GET answers the 4 KiB, PUT reads the body (and, `fsync`, stores it durably). */
-function baseline(content: Buffer, durableDir: string | null): Server {
-  let n = 0;
-  return createServer((req, res) => {
-    if (req.method === 'GET') {
-      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': SIZE });
-      res.end(content);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
-      if (durableDir !== null) {
-        // A file per PUT, the careful way: temp file, write, fsync, rename.
-        const target = join(durableDir, String(n++ % 1000));
-        const file = await open(`${target}.tmp`, 'w');
-        await file.write(Buffer.concat(chunks));
-        await file.sync();
-        await file.close();
-        await rename(`${target}.tmp`, target);
-      }
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end('{"ok":true}');
-    });
-  });
-}
 
 interface Load {
   readonly rps: number;
@@ -181,33 +144,36 @@ function summary(checks: readonly Check[]): void {
   for (const row of rows) console.log(line(row));
 }
 
+/** Starts the servers in their own process (bench/servers.ts) and resolves with their URLs. */
+async function startServers(): Promise<{ child: ChildProcess; ready: ServersReady }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('servers.ts', import.meta.url))],
+    { cwd: API_DIR, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_TMP: TMP } },
+  );
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const [line] = (await Promise.race([
+    once(lines, 'line'),
+    once(child, 'exit').then(() => {
+      throw new Error('the bench servers exited before they were ready');
+    }),
+  ])) as [string];
+  return { child, ready: JSON.parse(line) as ServersReady };
+}
+
 async function main(): Promise<void> {
-  await mkdir(join(TMP, 'fsync'), { recursive: true });
   console.log(
     `satchel api bench — ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} CPUs`,
   );
   console.log(
-    `${ROUNDS} rounds × ${SECONDS} s, ${CONNECTIONS} connections, autocannon and servers in one ` +
-      'process on loopback; req/s and p99 are medians of the rounds.\n' +
+    `${ROUNDS} rounds × ${SECONDS} s, ${CONNECTIONS} connections; the servers run in a child ` +
+      'process, autocannon in this one, on loopback; req/s and p99 are medians of the rounds.\n' +
       'Satchel PUT is durable (SQLite WAL, synchronous=FULL: fsync before the answer); the bare ' +
       'baseline PUT is not (it stores nothing); "bare+fsync" writes and fsyncs a file per PUT.',
   );
-  const content = randomBytes(SIZE);
-  const engine = await openSatchel({ data: join(TMP, 'data') });
-  const key = engine.createdAdminKey ?? '';
-  await engine.createWorkspace('bench');
-  await engine.writeFile('bench', '/f.bin', content);
-  const satchel = await serve(engine, {
-    port: 0,
-    api: { rateLimit: false, logger: pino({ level: 'warn' }) },
-  });
-  const bare = baseline(content, null);
-  const durable = baseline(content, join(TMP, 'fsync'));
-  const urls = {
-    satchel: satchel.url,
-    bare: await listen(bare),
-    'bare+fsync': await listen(durable),
-  };
+  const { child, ready } = await startServers();
+  const { urls, key } = ready;
+  const content = readFileSync(join(TMP, 'content.bin'));
   const file = (base: string) => `${base}/v1/workspaces/bench/files/f.bin`;
   const gets: Record<string, Load[]> = { satchel: [], bare: [] };
   const puts: Record<string, Load[]> = { satchel: [], bare: [], 'bare+fsync': [] };
@@ -227,7 +193,7 @@ async function main(): Promise<void> {
       ...compare('PUT 4 KiB', 'bare', puts),
       compare('PUT 4 KiB', 'bare+fsync', puts)[0],
     ].filter((c): c is Check => c !== undefined);
-    const p50 = await lockRoundTrips(satchel.url, key);
+    const p50 = await lockRoundTrips(urls.satchel, key);
     console.log(
       `  lock acquire+release over HTTP: p50 ${p50.toFixed(2)} ms (${LOCKS} round trips)`,
     );
@@ -245,10 +211,8 @@ async function main(): Promise<void> {
       `\n${checks.length - misses} PASS, ${misses} MISS (a MISS is a measurement, not a failure)`,
     );
   } finally {
-    await satchel.close();
-    await engine.close();
-    bare.close();
-    durable.close();
+    child.kill();
+    await once(child, 'exit');
     await rm(join(API_DIR, '.bench-tmp'), { recursive: true, force: true });
   }
 }
