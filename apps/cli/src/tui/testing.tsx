@@ -28,6 +28,8 @@ export interface Tui {
   unmount(): void;
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export function renderTui(satchel: Satchel, workspace?: string): Tui {
   const app = render(
     <App
@@ -43,10 +45,15 @@ export function renderTui(satchel: Satchel, workspace?: string): Tui {
     frame,
     press: async (...keys) => {
       for (const key of keys) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
+        // Each key after the frame the previous one caused (or 300 ms for keys that change
+        // nothing), plus a beat for effects: a loaded machine can render late, and a key
+        // that arrives first would meet the screen before it.
+        const rendered = app.frames.length;
         app.stdin.write(key);
+        const until = Date.now() + 300;
+        while (app.frames.length === rendered && Date.now() < until) await sleep(5);
+        await sleep(15);
       }
-      await new Promise((resolve) => setTimeout(resolve, 25));
     },
     see: async (...texts) => {
       await vi.waitFor(
