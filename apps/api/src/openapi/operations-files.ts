@@ -123,6 +123,11 @@ export const FILE_OPERATIONS: readonly OperationSpec[] = [
       { name: 'message', in: 'query', schema: z.string(), description: 'note on the version' },
       header('If-Match', 'write only if the head is this ETag'),
       header('If-None-Match', '`*`: create only'),
+      header(
+        'Satchel-Content-Hash',
+        'SHA-256 (hex) of content this workspace already holds: write it without sending it ' +
+          '(empty body); 404 `content_unknown` when it holds no such content',
+      ),
       ...MUTATION_HEADERS,
     ],
     body: { raw: 'application/octet-stream' },
@@ -270,6 +275,7 @@ export const FILE_OPERATIONS: readonly OperationSpec[] = [
     path: '/v1/workspaces/:ws/locks/:id/renew',
     tag: 'locks',
     summary: 'Renew a lock you hold',
+    params: [SESSION_HEADER],
     body: { json: 'RenewLockBody', optional: true },
     responses: { 200: { description: 'the renewed lock', content: [{ json: 'Lock' }] } },
     errors: [400, 403, 404, 423],
@@ -279,7 +285,10 @@ export const FILE_OPERATIONS: readonly OperationSpec[] = [
     path: '/v1/workspaces/:ws/locks/:id',
     tag: 'locks',
     summary: 'Release a lock (or break anyone’s with ?break=true, owners)',
-    params: [{ name: 'break', in: 'query', schema: z.boolean(), description: 'break it' }],
+    params: [
+      { name: 'break', in: 'query', schema: z.boolean(), description: 'break it' },
+      SESSION_HEADER,
+    ],
     responses: {
       200: { description: 'the broken lock', content: [{ json: 'Lock' }] },
       204: { description: 'released' },
