@@ -81,7 +81,9 @@ async function run(dataDir: string, seed: number): Promise<void> {
         const generation = generations.get(n) ?? 0;
         generations.set(n, generation + 1);
         if (generation === 0) written.push(n);
-        const large = index++ % 7 === 6;
+        // Every 7th write goes to the blob store, starting with the first: each writer's
+        // first write is one, so every round of the crash test puts one at risk.
+        const large = index++ % 7 === 0;
         const data = content(seed, n, generation, large);
         const path = `/f/${n}.bin`;
         const sha = createHash('sha256').update(data).digest('hex');
