@@ -36,7 +36,7 @@ export interface AppProps {
   readonly color?: boolean;
   /** Where the session runs, shown in the header: a data directory or a server URL. */
   readonly where?: string;
-  /** Locks view refresh interval (default 1000 ms). */
+  /** Locks view refresh interval (default 3000 ms). */
   readonly lockPollMs?: number;
   /** Activity long-poll length (default 20 s). */
   readonly changeWaitSeconds?: number;

@@ -17,7 +17,7 @@ export interface LocksScreenProps {
   readonly workspace: string;
   readonly active: boolean;
   readonly height: number;
-  /** How often the list is re-read (default 1000 ms). */
+  /** How often the list is re-read (default 3000 ms; each read is an audit entry). */
   readonly pollMs?: number;
   readonly onBack: () => void;
 }
@@ -41,7 +41,7 @@ export function LocksScreen({
   workspace: ws,
   active,
   height,
-  pollMs = 1000,
+  pollMs = 3000,
   onBack,
 }: LocksScreenProps) {
   const tint = useTint();
@@ -64,6 +64,8 @@ export function LocksScreen({
     );
   };
   useInterval(refresh, pollMs);
+  // The countdown moves every second between reads.
+  useInterval(() => setNow(Date.now()), 1000);
 
   const lock = locks?.[selected];
   useKeys((input, key) => {
@@ -93,7 +95,11 @@ export function LocksScreen({
     <Box flexDirection="column" height={height}>
       <Title
         text={`Locks in ${ws}`}
-        note={locks === null ? 'loading…' : `${locks.length} live · refreshed every second`}
+        note={
+          locks === null
+            ? 'loading…'
+            : `${locks.length} live · re-read every ${pollMs >= 1000 ? `${Math.round(pollMs / 1000)} s` : `${pollMs} ms`}`
+        }
       />
       <Box flexGrow={1} flexDirection="column">
         <List
