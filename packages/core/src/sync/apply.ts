@@ -104,9 +104,9 @@ async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
 
 type Upload = Extract<SyncAction, { kind: 'upload' }>;
 
-/** Applies plans against one workspace and tree. */
-export class Applier {
-  readonly result: ApplyResult = {
+/** A result with nothing done yet. */
+export function emptyApplyResult(): ApplyResult {
+  return {
     uploaded: 0,
     deduplicated: 0,
     downloaded: 0,
@@ -118,6 +118,11 @@ export class Applier {
     conflicts: [],
     skipped: [],
   };
+}
+
+/** Applies plans against one workspace and tree. */
+export class Applier {
+  readonly result: ApplyResult = emptyApplyResult();
   private done = 0;
   private total = 0;
 

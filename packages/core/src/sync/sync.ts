@@ -14,7 +14,13 @@ import {
   type SyncSkipped,
   type SyncStatus,
 } from '../schemas/sync.js';
-import { Applier, type ApplyResult, eachLimit, type SyncProgress } from './apply.js';
+import {
+  Applier,
+  type ApplyResult,
+  eachLimit,
+  emptyApplyResult,
+  type SyncProgress,
+} from './apply.js';
 import { type IgnoreRules, loadIgnoreRules } from './ignore.js';
 import {
   DEFAULT_MAX_DELETE_SHARE,
@@ -185,21 +191,6 @@ async function listRemote(
   return remote;
 }
 
-function emptyResult(): ApplyResult {
-  return {
-    uploaded: 0,
-    deduplicated: 0,
-    downloaded: 0,
-    deletedRemote: 0,
-    deletedLocal: 0,
-    retry: 0,
-    bytesUp: 0,
-    bytesDown: 0,
-    conflicts: [],
-    skipped: [],
-  };
-}
-
 /** One cycle's pieces, shared by full and path cycles. */
 interface Cycle {
   readonly local: Map<string, LocalFile>;
@@ -260,7 +251,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const { satchel, workspace, tree } = options;
   const state = await SyncState.load(tree, workspace);
   const rules = await loadIgnoreRules(tree, options.exclude);
-  const total = emptyResult();
+  const total = emptyApplyResult();
   let first: { plan: Plan; reset: boolean } | null = null;
   let unchanged = 0;
   let cursor = state.cursor;
@@ -360,7 +351,7 @@ export async function syncPaths(
     maxDeleteShare: options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE,
     force: options.force ?? false,
   });
-  const result = emptyResult();
+  const result = emptyApplyResult();
   if (!planned.stopped) {
     const hashes = new Set([...remote.values()].map((r) => r.hash));
     merge(result, await applyCycle(options, state, { local, remote, plan: planned }, hashes));
