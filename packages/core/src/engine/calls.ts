@@ -39,7 +39,7 @@ export interface EngineServices {
   readonly close: () => Promise<void>;
 }
 
-interface Call {
+export interface Call {
   /** Method name, recorded as the audit entry's action. */
   readonly action: string;
   readonly workspace: string | null;
@@ -47,7 +47,7 @@ interface Call {
   readonly session: string | null;
 }
 
-type Check = (ctx: EngineContext) => Promise<void>;
+export type Check = (ctx: EngineContext) => Promise<void>;
 
 const REFUSALS = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'LOCKED', 'RATE_LIMITED']);
 
@@ -95,112 +95,123 @@ function callStore(store: MetadataStore): MetadataStore {
   return view;
 }
 
-/** The call machinery shared by the engine's method groups (file-calls.ts, local-satchel.ts). */
-export abstract class AuditedCalls {
-  constructor(
-    protected readonly services: EngineServices,
-    protected readonly actor: Actor,
-  ) {}
-
-  /** A context whose commits carry this call's audit entry in the same transaction. */
-  protected context(call: Call, audited: { done: boolean }): EngineContext {
-    const { store, blobs, committer, audit, clock, limits } = this.services;
-    const entry = (seq: number | null): AuditInput => ({
-      time: clock(),
-      actor: this.actor.name,
+/**
+ * Runs one call as `actor`: `check` authorises it, `fn` does it, and the call is audited —
+ * inside the mutation's own transaction when it commits one, else group-committed within
+ * 100 ms (also for refusals and errors).
+ */
+export async function runAudited<T>(
+  services: EngineServices,
+  actor: Actor,
+  call: Call,
+  check: Check,
+  fn: (ctx: EngineContext) => Promise<T>,
+): Promise<T> {
+  const audited = { done: false };
+  const ctx = callContext(services, actor, call, audited);
+  const record = (outcome: AuditInput['outcome'], code: string | null) =>
+    void services.audit.record({
+      time: services.clock(),
+      actor: actor.name,
       session: call.session,
       action: call.action,
       workspace: call.workspace,
       path: call.path,
-      seq,
-      outcome: 'ok',
-      code: null,
+      seq: null,
+      outcome,
+      code,
     });
-    return {
-      store: callStore(store),
-      blobs,
-      clock,
-      limits,
-      actor: this.actor,
-      commit: async <T>(
-        op: (tx: MetadataTx) => Promise<T>,
-        options?: { durable?: boolean },
-      ): Promise<T> => {
-        const result = await committer.run(async (tx) => {
-          const value = await op(tx);
-          // An operation that declines (null) commits nothing worth an entry.
-          if (value !== null) await audit.appendInTx(tx, entry(seqOf(value)));
-          return value;
-        }, options);
-        if (result !== null) {
-          audited.done = true;
-          if (call.workspace !== null && seqOf(result) !== null) {
-            this.services.changes.notify(call.workspace);
-          }
-          // Not awaited: the checkpoint trails the log by at most a few entries after a crash,
-          // and a write should not pay for a second file sync.
-          void audit.checkpoint();
-        }
-        return result;
-      },
-    };
+  try {
+    await check(ctx);
+    const result = await fn(ctx);
+    if (!audited.done) record('ok', null);
+    return result;
+  } catch (error) {
+    const code = isSatchelError(error) ? error.code : 'INTERNAL';
+    record(REFUSALS.has(code) ? 'refused' : 'error', code);
+    throw error;
   }
+}
 
-  protected async run<T>(
-    call: Call,
-    check: Check,
-    fn: (ctx: EngineContext) => Promise<T>,
-  ): Promise<T> {
-    const audited = { done: false };
-    const ctx = this.context(call, audited);
-    const record = (outcome: AuditInput['outcome'], code: string | null) =>
-      void this.services.audit.record({
-        time: this.services.clock(),
-        actor: this.actor.name,
-        session: call.session,
-        action: call.action,
-        workspace: call.workspace,
-        path: call.path,
-        seq: null,
-        outcome,
-        code,
-      });
-    try {
-      await check(ctx);
-      const result = await fn(ctx);
-      if (!audited.done) record('ok', null);
+/** A context whose commits carry this call's audit entry in the same transaction. */
+function callContext(
+  services: EngineServices,
+  actor: Actor,
+  call: Call,
+  audited: { done: boolean },
+): EngineContext {
+  const { store, blobs, committer, audit, clock, limits } = services;
+  const entry = (seq: number | null): AuditInput => ({
+    time: clock(),
+    actor: actor.name,
+    session: call.session,
+    action: call.action,
+    workspace: call.workspace,
+    path: call.path,
+    seq,
+    outcome: 'ok',
+    code: null,
+  });
+  return {
+    store: callStore(store),
+    blobs,
+    clock,
+    limits,
+    actor,
+    commit: async <T>(
+      op: (tx: MetadataTx) => Promise<T>,
+      options?: { durable?: boolean },
+    ): Promise<T> => {
+      const result = await committer.run(async (tx) => {
+        const value = await op(tx);
+        // An operation that declines (null) commits nothing worth an entry.
+        if (value !== null) await audit.appendInTx(tx, entry(seqOf(value)));
+        return value;
+      }, options);
+      if (result !== null) {
+        audited.done = true;
+        if (call.workspace !== null && seqOf(result) !== null)
+          services.changes.notify(call.workspace);
+        // Not awaited: the checkpoint trails the log by at most a few entries after a crash,
+        // and a write should not pay for a second file sync.
+        void audit.checkpoint();
+      }
       return result;
-    } catch (error) {
-      const code = isSatchelError(error) ? error.code : 'INTERNAL';
-      record(REFUSALS.has(code) ? 'refused' : 'error', code);
-      throw error;
-    }
-  }
+    },
+  };
+}
 
-  /** Authorises `action` in `workspace`, for changes beneath `paths`. */
-  protected within(
-    workspace: string,
-    action: WorkspaceAction,
-    paths: readonly unknown[] = [],
-  ): Check {
-    return async (ctx) => {
-      validateWorkspaceName(workspace);
-      const ws = await requireWorkspace(ctx.store, workspace);
-      await authorize(
-        ctx.store,
-        this.actor,
-        action,
-        ws,
-        paths.map((p) => normalizePath(p)),
-      );
-    };
-  }
+/** Authorises `action` in `workspace`, for changes beneath `paths`. */
+export function workspaceCheck(
+  actor: Actor,
+  workspace: string,
+  action: WorkspaceAction,
+  paths: readonly unknown[] = [],
+): Check {
+  return async (ctx) => {
+    validateWorkspaceName(workspace);
+    const ws = await requireWorkspace(ctx.store, workspace);
+    await authorize(
+      ctx.store,
+      actor,
+      action,
+      ws,
+      paths.map((p) => normalizePath(p)),
+    );
+  };
+}
 
-  protected global(action: GlobalAction): Check {
-    return async () => authorizeGlobal(this.actor, action);
-  }
+/** Authorises an action outside any workspace (admin, creating workspaces, accepting transfers). */
+export function globalCheck(actor: Actor, action: GlobalAction): Check {
+  return async () => authorizeGlobal(actor, action);
+}
 
-  protected call(action: string, workspace: string | null, path: unknown, options?: unknown): Call {
-    return { action, workspace, path: auditPath(path), session: sessionOf(options) };
-  }
+/** The audit entry's description of a call. */
+export function describeCall(
+  action: string,
+  workspace: string | null,
+  path: unknown,
+  options?: unknown,
+): Call {
+  return { action, workspace, path: auditPath(path), session: sessionOf(options) };
 }

@@ -1,0 +1,136 @@
+/**
+ * What each operation of the table does in the engine: the function that runs it once
+ * `local-satchel.ts` has authorised the call, inside the call's audit. One line per operation;
+ * the work is in the domain modules. TypeScript checks that every operation has its run.
+ */
+import * as accessOps from '../auth/access.js';
+import { effectiveRole } from '../auth/authorize.js';
+import { listMembers, removeMember, setMember } from '../auth/members.js';
+import {
+  acceptTransfer,
+  cancelTransfer,
+  listTransfers,
+  offerTransfer,
+  transferWorkspace,
+} from '../auth/transfers.js';
+import { acquireLock, breakLock, listLocks, releaseLock, renewLock } from '../locks/locks.js';
+import type { OperationMethods, OperationName } from '../operations/index.js';
+import { ask } from '../search/ask.js';
+import { grep } from '../search/grep.js';
+import { requireIndexing, searchPassages } from '../search/search.js';
+import * as webhookOps from '../webhooks/webhooks.js';
+import { listAuditEntries, verifyAuditChain } from './audit-calls.js';
+import type { EngineServices } from './calls.js';
+import { listChanges } from './changes.js';
+import { type EngineContext, requireWorkspace } from './context.js';
+import { editFile } from './edit.js';
+import { fsck } from './fsck.js';
+import { diff, listVersions } from './history.js';
+import { list, readFile, readText, stat } from './read.js';
+import { copy, move, remove } from './tree.js';
+import { updateWorkspace } from './workspace-settings.js';
+import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces } from './workspaces.js';
+import { appendFile, mkdir, restore, writeFile, writeFiles } from './write.js';
+import { writeFileByHash } from './write-by-hash.js';
+
+/** How long `reindex` rebuilds before it returns; the rest continues in the background. */
+const REINDEX_WAIT_MS = 10_000;
+
+type Run<K extends OperationName> = (
+  ctx: EngineContext,
+  args: Parameters<OperationMethods[K]>,
+  services: EngineServices,
+) => ReturnType<OperationMethods[K]>;
+
+export type Runs = { readonly [K in OperationName]: Run<K> };
+
+export const RUNS: Runs = {
+  createWorkspace: (ctx, [name, options]) => createWorkspace(ctx, name, options),
+  listWorkspaces: (ctx, [options]) =>
+    listWorkspaces(
+      ctx,
+      options,
+      async (row) => (await effectiveRole(ctx.store, ctx.actor, row)) !== null,
+    ),
+  getWorkspace: (ctx, [ws]) => getWorkspace(ctx, ws),
+  updateWorkspace: async (ctx, [ws, settings], s) => {
+    await updateWorkspace(ctx, s.search, ws, settings);
+    // The call's store caches the workspace row as it was before the change.
+    return getWorkspace({ ...ctx, store: s.store }, ws);
+  },
+  deleteWorkspace: (ctx, [ws, options]) => deleteWorkspace(ctx, ws, options),
+
+  writeFile: (ctx, [ws, path, content, options]) => writeFile(ctx, ws, path, content, options),
+  writeFileByHash: (ctx, [ws, path, hash, options]) =>
+    writeFileByHash(ctx, ws, path, hash, options),
+  writeFiles: (ctx, [ws, files, options]) => writeFiles(ctx, ws, files, options),
+  appendFile: (ctx, [ws, path, content, options]) => appendFile(ctx, ws, path, content, options),
+  readFile: (ctx, [ws, path, options]) => readFile(ctx, ws, path, options),
+  readText: (ctx, [ws, path, options]) => readText(ctx, ws, path, options),
+  stat: (ctx, [ws, path, options]) => stat(ctx, ws, path, options),
+  list: (ctx, [ws, options]) => list(ctx, ws, options),
+  mkdir: (ctx, [ws, path, options]) => mkdir(ctx, ws, path, options),
+  remove: (ctx, [ws, path, options]) => remove(ctx, ws, path, options),
+  move: (ctx, [ws, from, to, options]) => move(ctx, ws, from, to, options),
+  copy: (ctx, [ws, from, to, options]) => copy(ctx, ws, from, to, options),
+  editFile: (ctx, [ws, path, edits, options]) => editFile(ctx, ws, path, edits, options),
+  listVersions: (ctx, [ws, path, options]) => listVersions(ctx, ws, path, options),
+  diff: (ctx, [ws, path, options]) => diff(ctx, ws, path, options),
+  restore: (ctx, [ws, path, seq, options]) => restore(ctx, ws, path, seq, options),
+  listChanges: (ctx, [ws, options], s) => listChanges(ctx, s.changes, ws, options),
+
+  grep: (ctx, [ws, pattern, options]) => grep(ctx, ws, pattern, options),
+  search: (ctx, [ws, query, options], s) => searchPassages(ctx, s.search, ws, query, options),
+  ask: (ctx, [ws, question, options], s) => ask(ctx, s.search, ws, question, options),
+  searchStatus: async (ctx, [ws], s) => s.search.status(await requireWorkspace(ctx.store, ws)),
+  reindex: async (ctx, [ws], s) => {
+    const row = await requireWorkspace(ctx.store, ws);
+    requireIndexing(row);
+    await s.search.reindex(row, REINDEX_WAIT_MS);
+    return s.search.status(await requireWorkspace(ctx.store, ws));
+  },
+
+  acquireLock: (ctx, [ws, options], s) => acquireLock(ctx, s.waiters, ws, options),
+  renewLock: (ctx, [ws, id, options], s) => renewLock(ctx, s.waiters, ws, id, options),
+  releaseLock: (ctx, [ws, id], s) => releaseLock(ctx, s.waiters, ws, id),
+  breakLock: (ctx, [ws, id], s) => breakLock(ctx, s.waiters, ws, id),
+  listLocks: (ctx, [ws, options]) => listLocks(ctx, ws, options),
+
+  whoami: (ctx) => accessOps.whoami(ctx),
+  createPrincipal: (ctx, [input]) => accessOps.createPrincipal(ctx, input),
+  listPrincipals: (ctx, [options]) => accessOps.listPrincipals(ctx, options),
+  createKey: (ctx, [input]) => accessOps.createKey(ctx, input ?? {}),
+  listKeys: (ctx, [options]) => accessOps.listKeys(ctx, options),
+  revokeKey: (ctx, [id]) => accessOps.revokeKey(ctx, id),
+  listMembers: (ctx, [ws]) => listMembers(ctx, ws),
+  setMember: (ctx, [ws, principal, role]) => setMember(ctx, ws, principal, role),
+  removeMember: (ctx, [ws, principal]) => removeMember(ctx, ws, principal),
+  offerTransfer: (ctx, [ws, options]) => offerTransfer(ctx, ws, options),
+  listTransfers: (ctx, [ws]) => listTransfers(ctx, ws),
+  cancelTransfer: (ctx, [ws, id]) => cancelTransfer(ctx, ws, id),
+  acceptTransfer: (ctx, [code]) => acceptTransfer(ctx, code),
+
+  createWebhook: (ctx, [ws, input], s) => webhookOps.createWebhook(ctx, s.webhooks, ws, input),
+  listWebhooks: (ctx, [ws]) => webhookOps.listWebhooks(ctx, ws),
+  getWebhook: (ctx, [ws, id]) => webhookOps.getWebhook(ctx, ws, id),
+  updateWebhook: (ctx, [ws, id, change], s) =>
+    webhookOps.updateWebhook(ctx, s.webhooks, ws, id, change),
+  deleteWebhook: (ctx, [ws, id]) => webhookOps.deleteWebhook(ctx, ws, id),
+  listWebhookDeliveries: (ctx, [ws, id, options]) =>
+    webhookOps.listWebhookDeliveries(ctx, ws, id, options),
+
+  listAudit: (_ctx, [options], s) => listAuditEntries(s.audit, options),
+  verifyAudit: (_ctx, _args, s) => verifyAuditChain(s.audit),
+  fsck: (ctx) => fsck(ctx),
+};
+
+/**
+ * The workspace an accepted transfer is of, for its audit entry: the claim code names it, so
+ * it is looked up before the call (null for an unknown code).
+ */
+export function transferAuditWorkspace(
+  services: EngineServices,
+  code: unknown,
+): Promise<string | null> {
+  return typeof code === 'string' ? transferWorkspace(services.store, code) : Promise.resolve(null);
+}

@@ -1,0 +1,45 @@
+/** Operations on the audit log and the data directory's integrity check. */
+import {
+  AuditEntrySchema,
+  AuditQuerySchema,
+  AuditVerificationSchema,
+  FsckReportSchema,
+  pageSchema,
+} from '../schemas.js';
+import { operation } from './operation.js';
+
+export const listAudit = operation({
+  name: 'listAudit',
+  summary: 'Audit entries, oldest first: of one workspace (its owners) or of all (admins)',
+  tag: 'audit',
+  args: [],
+  options: AuditQuerySchema,
+  result: pageSchema(AuditEntrySchema),
+  access: ([options]) =>
+    options?.workspace === undefined ? { global: 'admin' } : { workspace: 'audit.read' },
+  workspace: ([options]) => options?.workspace ?? null,
+  mutates: false,
+  http: { custom: 'two routes (one workspace, all) and `after` as the cursor (routes/audit.ts)' },
+});
+
+export const verifyAudit = operation({
+  name: 'verifyAudit',
+  summary: 'Recompute the hash chain and check the checkpoint; names the first broken entry',
+  tag: 'audit',
+  args: [],
+  result: AuditVerificationSchema,
+  access: { global: 'admin' },
+  mutates: false,
+  http: { method: 'GET', path: '/audit/verify' },
+});
+
+export const fsck = operation({
+  name: 'fsck',
+  summary: 'Re-hash all content and check every reference (admins)',
+  tag: 'audit',
+  args: [],
+  result: FsckReportSchema,
+  access: { global: 'admin' },
+  mutates: false,
+  http: { method: 'POST', path: '/fsck' },
+});
