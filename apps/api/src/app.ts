@@ -10,7 +10,6 @@ import { defaultLogger, faultLogger } from './logging.js';
 import { type ApiMetrics, createMetrics } from './metrics.js';
 import { type FaultLogger, HttpError, isFault, problemHeaders, toProblem } from './problem.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions, rateLimit } from './rate-limit.js';
-import { accessRoutes } from './routes/access.js';
 import { auditRoutes } from './routes/audit.js';
 import { changeRoutes } from './routes/changes.js';
 import { docsRoutes } from './routes/docs.js';
@@ -18,10 +17,8 @@ import { fileRoutes } from './routes/files.js';
 import { historyRoutes } from './routes/history.js';
 import { lockRoutes } from './routes/locks.js';
 import { metricsRoutes } from './routes/metrics.js';
-import { searchRoutes } from './routes/search.js';
+import { operationRoutes } from './routes/operations.js';
 import { treeRoutes } from './routes/tree.js';
-import { webhookRoutes } from './routes/webhooks.js';
-import { workspaceRoutes } from './routes/workspaces.js';
 
 export interface ApiOptions {
   /** Largest upload (PUT, append) in bytes; 413 above. Default: core's maximum file size. */
@@ -170,17 +167,15 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   const guard: MiddlewareHandler<ApiEnv>[] = [auth];
   if (options.rateLimit !== false) guard.push(rateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT));
   app.use('/v1/*', ...guard);
+  // The operation table's routes first: `GET …/files` lists before the file wildcard reads.
   for (const routes of [
-    workspaceRoutes(config),
+    operationRoutes(config),
     fileRoutes(config),
     treeRoutes(config),
     historyRoutes(config),
     lockRoutes(config),
     changeRoutes(config),
-    accessRoutes(config),
     auditRoutes(config),
-    searchRoutes(config),
-    webhookRoutes(config),
   ]) {
     app.route('/v1', routes);
   }

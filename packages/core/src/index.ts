@@ -23,6 +23,19 @@ export {
 } from './errors.js';
 export { excludeMatcher, globMatcher } from './glob.js';
 export {
+  OPERATION_NAMES,
+  OPERATIONS,
+  type OperationMethods,
+  type OperationName,
+  type Operations,
+} from './operations/index.js';
+export type {
+  ArgSpec,
+  HttpBinding,
+  OperationSpec,
+  QueryType,
+} from './operations/operation.js';
+export {
   baseName,
   isWithin,
   MAX_PATH_BYTES,
@@ -32,6 +45,7 @@ export {
   parentOf,
   validateWorkspaceName,
 } from './paths.js';
+export { HEADER_OPTIONS, hasBody, pathArgs } from './remote/binding.js';
 export { RemoteSatchel, type RemoteSatchelOptions } from './remote/remote-satchel.js';
 export {
   CodeSandboxProvider,

@@ -31,24 +31,7 @@ import {
   WorkspaceSchema,
 } from '@satchel/core/schemas';
 import { z } from 'zod';
-import {
-  AcceptTransferBody,
-  AcquireLockBody,
-  BatchBody,
-  CopyBody,
-  CreateKeyBody,
-  CreatePrincipalBody,
-  CreateWorkspaceBody,
-  EditBody,
-  MkdirBody,
-  MoveBody,
-  OfferTransferBody,
-  RenewLockBody,
-  RestoreBody,
-  SetMemberBody,
-} from '../bodies.js';
-import { AskBody, UpdateWorkspaceBody } from '../routes/search.js';
-import { CreateWebhookBody, UpdateWebhookBody } from '../routes/webhooks.js';
+import { BatchBody } from '../bodies.js';
 
 /** An RFC 9457 problem as the API sends it (problem.ts), with Satchel's closed set of codes. */
 export const ProblemSchema = z
@@ -110,26 +93,12 @@ export const OUTPUT_SCHEMAS = {
   SearchStatus: SearchStatusSchema,
 } as const satisfies Record<string, z.ZodType>;
 
-/** Schemas of JSON request bodies, by component name (converted with `io: 'input'`). */
+/**
+ * Schemas of the JSON request bodies of hand-written routes, by component name (converted with
+ * `io: 'input'`); bodies of the operation table's routes are named after their operation.
+ */
 export const INPUT_SCHEMAS = {
-  CreateWorkspaceBody,
-  MoveBody,
-  CopyBody,
-  EditBody,
-  MkdirBody,
   BatchBody,
-  RestoreBody,
-  AcquireLockBody,
-  RenewLockBody,
-  SetMemberBody,
-  CreatePrincipalBody,
-  CreateKeyBody,
-  OfferTransferBody,
-  AcceptTransferBody,
-  CreateWebhookBody,
-  UpdateWebhookBody,
-  AskBody,
-  UpdateWorkspaceBody,
 } as const satisfies Record<string, z.ZodType>;
 
 export type OutputName = keyof typeof OUTPUT_SCHEMAS;

@@ -1,16 +1,9 @@
 /** The OpenAPI 3.1 document, generated from the route table and core's zod schemas. */
 import { z } from 'zod';
-import { INPUT_SCHEMAS, type InputName, OUTPUT_SCHEMAS, type OutputName } from './components.js';
-import {
-  ACCESS_OPERATIONS,
-  AUDIT_OPERATIONS,
-  MCP_OPERATIONS,
-  SERVICE_OPERATIONS,
-  WORKSPACE_OPERATIONS,
-} from './operations-admin.js';
+import { INPUT_SCHEMAS, OUTPUT_SCHEMAS } from './components.js';
+import { derivedOperations } from './derived.js';
+import { AUDIT_OPERATIONS, MCP_OPERATIONS, SERVICE_OPERATIONS } from './operations-admin.js';
 import { FILE_OPERATIONS } from './operations-files.js';
-import { SEARCH_OPERATIONS } from './operations-search.js';
-import { WEBHOOK_OPERATIONS } from './operations-webhooks.js';
 import {
   type ContentSpec,
   type OperationSpec,
@@ -21,15 +14,17 @@ import {
 
 type Json = Record<string, unknown>;
 
-/** Every operation of the API. A test checks it against `app.routes` both ways. */
+const DERIVED = derivedOperations(OUTPUT_SCHEMAS);
+
+/**
+ * Every operation of the API: the operation table's, derived from their declarations, and the
+ * hand-written routes' (service, files as bytes, the change feed, the audit log, MCP).
+ */
 export const OPERATIONS: readonly OperationSpec[] = [
   ...SERVICE_OPERATIONS,
-  ...WORKSPACE_OPERATIONS,
+  ...DERIVED.operations,
   ...FILE_OPERATIONS,
-  ...ACCESS_OPERATIONS,
   ...AUDIT_OPERATIONS,
-  ...SEARCH_OPERATIONS,
-  ...WEBHOOK_OPERATIONS,
   ...MCP_OPERATIONS,
 ];
 
@@ -88,7 +83,7 @@ function inlineSchema(schema: z.ZodType): Json {
   return rest;
 }
 
-const ref = (name: OutputName | InputName): Json => ({ $ref: `${REF}${name}` });
+const ref = (name: string): Json => ({ $ref: `${REF}${name}` });
 
 function content(specs: readonly ContentSpec[]): Json {
   const out: Json = {};
@@ -213,8 +208,8 @@ function build(operations: readonly OperationSpec[]): Json {
         bearer: { type: 'http', scheme: 'bearer', description: 'a Satchel API key' },
       },
       schemas: {
-        ...componentSchemas(OUTPUT_SCHEMAS, 'output'),
-        ...componentSchemas(INPUT_SCHEMAS, 'input'),
+        ...componentSchemas({ ...OUTPUT_SCHEMAS, ...DERIVED.outputs }, 'output'),
+        ...componentSchemas({ ...INPUT_SCHEMAS, ...DERIVED.inputs }, 'input'),
       },
     },
   };

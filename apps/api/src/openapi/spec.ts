@@ -1,6 +1,5 @@
 /** The route table's vocabulary: what the OpenAPI document says about one operation. */
 import type { z } from 'zod';
-import type { InputName, OutputName } from './components.js';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -12,9 +11,9 @@ export interface ParamSpec {
   readonly required?: boolean;
 }
 
-/** A response body: JSON of a named schema, or raw bytes/text of a media type. */
+/** A response body: JSON of a named schema (a component), or raw bytes/text of a media type. */
 export type ContentSpec =
-  | { readonly json: OutputName }
+  | { readonly json: string }
   | { readonly media: string; readonly format: 'binary' | 'text' };
 
 export interface ResponseSpec {
@@ -36,9 +35,7 @@ export interface OperationSpec {
   readonly tag: string;
   readonly params?: readonly ParamSpec[];
   /** A JSON body of a named schema, or a raw body of any media type (file content). */
-  readonly body?:
-    | { readonly json: InputName; readonly optional?: boolean }
-    | { readonly raw: string };
+  readonly body?: { readonly json: string; readonly optional?: boolean } | { readonly raw: string };
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   readonly errors?: readonly ErrorStatus[];
   /**

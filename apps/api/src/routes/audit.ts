@@ -55,7 +55,10 @@ async function exportResponse(c: Context<ApiEnv>, lines: AsyncIterable<string>):
   });
 }
 
-/** Routes /v1/workspaces/:ws/audit, /v1/audit, /v1/audit/verify, /v1/audit/export, /v1/fsck. */
+/**
+ * Routes /v1/workspaces/:ws/audit, /v1/audit (one operation on two routes, with `after` as its
+ * cursor) and /v1/audit/export (a stream of JSON lines).
+ */
 export function auditRoutes(_config: RouteConfig): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.get('/workspaces/:ws/audit', async (c) =>
@@ -64,8 +67,6 @@ export function auditRoutes(_config: RouteConfig): Hono<ApiEnv> {
   app.get('/audit', async (c) =>
     c.json(await c.get('satchel').listAudit(auditQuery(c, undefined))),
   );
-  app.get('/audit/verify', async (c) => c.json(await c.get('satchel').verifyAudit()));
   app.get('/audit/export', async (c) => exportResponse(c, c.get('satchel').exportAudit()));
-  app.post('/fsck', async (c) => c.json(await c.get('satchel').fsck()));
   return app;
 }

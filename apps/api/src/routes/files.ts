@@ -151,22 +151,6 @@ async function refuseBody(body: AsyncIterable<Uint8Array> | string): Promise<voi
 export function fileRoutes(config: RouteConfig): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
-  // Registered before the wildcard so that `/files` lists instead of reading "/".
-  app.get('/workspaces/:ws/files', async (c) => {
-    const options = validate(
-      ListOptionsSchema,
-      {
-        ...sessionOption(c),
-        ...pageQuery(c),
-        path: c.req.query('path'),
-        recursive: queryBool(c, 'recursive'),
-        glob: c.req.query('glob'),
-      },
-      'query',
-    );
-    return c.json(await c.get('satchel').list(c.req.param('ws'), options));
-  });
-
   // HEAD is routed here too (Hono answers HEAD with the GET route); `read` tells them apart.
   app.get('/workspaces/:ws/files/*', read);
 

@@ -36,9 +36,6 @@ import { WORKSPACE_ARG } from './workspaces.js';
 
 const PATH_ARG = ['path', z.string()] as const;
 
-/** A file's ETag is the seq of the version it describes. */
-const versionHeaders = (info: { seq: number }) => ({ ETag: `"${info.seq}"` });
-
 const BYTES = 'the body is the file content as a byte stream (routes/files.ts)';
 
 /** Most files one batch may write (the JSON body limit bounds their size). */
@@ -171,7 +168,7 @@ export const mkdir = operation({
   access: { workspace: 'file.write', paths: ([, path]) => [path] },
   auditPath: ([, path]) => path,
   mutates: true,
-  http: { method: 'POST', path: '/workspaces/:ws/mkdir', headers: versionHeaders },
+  http: { method: 'POST', path: '/workspaces/:ws/mkdir', validators: (info) => info },
 });
 
 export const remove = operation({
@@ -197,7 +194,7 @@ export const move = operation({
   access: { workspace: 'file.write', paths: ([, from, to]) => [from, to] },
   auditPath: ([, from]) => from,
   mutates: true,
-  http: { method: 'POST', path: '/workspaces/:ws/move', headers: versionHeaders },
+  http: { method: 'POST', path: '/workspaces/:ws/move', validators: (info) => info },
 });
 
 export const copy = operation({
@@ -210,7 +207,7 @@ export const copy = operation({
   access: { workspace: 'file.write', paths: ([, , to]) => [to] },
   auditPath: ([, , to]) => to,
   mutates: true,
-  http: { method: 'POST', path: '/workspaces/:ws/copy', headers: versionHeaders },
+  http: { method: 'POST', path: '/workspaces/:ws/copy', validators: (info) => info },
 });
 
 export const editFile = operation({
@@ -224,7 +221,7 @@ export const editFile = operation({
   auditPath: ([, path]) => path,
   mutates: true,
   // A dry run changed nothing: its info is the unchanged head, still a valid validator.
-  http: { method: 'POST', path: '/workspaces/:ws/edit', headers: (r) => versionHeaders(r.info) },
+  http: { method: 'POST', path: '/workspaces/:ws/edit', validators: (r) => r.info },
 });
 
 export const listVersions = operation({
@@ -267,7 +264,7 @@ export const restore = operation({
   access: { workspace: 'file.write', paths: ([, path]) => [path] },
   auditPath: ([, path]) => path,
   mutates: true,
-  http: { method: 'POST', path: '/workspaces/:ws/restore', headers: versionHeaders },
+  http: { method: 'POST', path: '/workspaces/:ws/restore', validators: (info) => info },
 });
 
 export const listChanges = operation({

@@ -67,8 +67,13 @@ export interface HttpBinding<Out = unknown> {
   readonly status?: 201 | 204;
   /** The result is an array that travels as one page: `{items, nextCursor: null}`. */
   readonly list?: true;
-  /** Response headers computed from the result (ETag, Location). */
-  readonly headers?: (result: Out) => Readonly<Record<string, string>>;
+  /**
+   * The result's validators: the API answers with its ETag (`"<seq>"`) and, for a file version
+   * (`modifiedAt` given), Last-Modified and Satchel-Version.
+   */
+  readonly validators?: (result: Out) => { readonly seq: number; readonly modifiedAt?: string };
+  /** Where the created resource lives (`Location`), below the server's URL. */
+  readonly location?: (result: Out) => string;
 }
 
 /** Everything that is said about one operation, in one place. */

@@ -11,7 +11,7 @@ import {
 import { operation } from './operation.js';
 
 /** A workspace's ETag is its newest seq. */
-const etag = (ws: { seq: number }) => ({ ETag: `"${ws.seq}"` });
+const newestSeq = (ws: { seq: number }) => ({ seq: ws.seq });
 
 export const WORKSPACE_ARG = ['workspace', z.string()] as const;
 
@@ -29,7 +29,8 @@ export const createWorkspace = operation({
     method: 'POST',
     path: '/workspaces',
     status: 201,
-    headers: (ws) => ({ Location: `/v1/workspaces/${ws.name}`, ...etag(ws) }),
+    location: (ws) => `/v1/workspaces/${ws.name}`,
+    validators: newestSeq,
   },
 });
 
@@ -53,7 +54,7 @@ export const getWorkspace = operation({
   result: WorkspaceInfoSchema,
   access: { workspace: 'workspace.read' },
   mutates: false,
-  http: { method: 'GET', path: '/workspaces/:ws', headers: etag },
+  http: { method: 'GET', path: '/workspaces/:ws', validators: newestSeq },
 });
 
 export const updateWorkspace = operation({
@@ -67,7 +68,7 @@ export const updateWorkspace = operation({
   result: WorkspaceInfoSchema,
   access: { workspace: 'workspace.manage' },
   mutates: true,
-  http: { method: 'PATCH', path: '/workspaces/:ws', headers: etag },
+  http: { method: 'PATCH', path: '/workspaces/:ws', validators: newestSeq },
 });
 
 export const deleteWorkspace = operation({

@@ -1,344 +1,101 @@
 /**
  * RemoteSatchel: the Satchel interface over the REST API of `satchel serve` (CONTRACT.md), so
- * that a frontend works the same on a server as on a data directory. The file methods are in
- * remote-file-calls.ts; locks, access and the audit log are here.
+ * that a frontend works the same on a server as on a data directory. Every operation with an
+ * HTTP binding is one request built from its declaration (binding.ts); the few whose bodies
+ * are byte streams or event streams are written by hand (custom-calls.ts).
  */
+import { z } from 'zod';
 import { SatchelError } from '../errors.js';
+import { OPERATIONS, type OperationMethods, type OperationName } from '../operations/index.js';
+import { operationMethods } from '../operations/methods.js';
+import type { OperationSpec } from '../operations/operation.js';
 import type { Satchel } from '../satchel.js';
-import * as S from '../schemas.js';
-import { segment } from './http.js';
-import { RemoteFileCalls } from './remote-file-calls.js';
+import { bindRequest, namedFields } from './binding.js';
+import { CUSTOM_CALLS, exportAudit, type RemoteContext } from './custom-calls.js';
+import { conditionHeaders } from './file-headers.js';
+import { HttpClient, sessionHeader } from './http.js';
 
-export type { RemoteSatchelOptions } from './remote-base.js';
-
-const LockPage = S.pageSchema(S.LockSchema);
-const PrincipalPage = S.pageSchema(S.PrincipalSchema);
-const KeyPage = S.pageSchema(S.KeyInfoSchema);
-const MemberPage = S.pageSchema(S.MemberSchema);
-const TransferPage = S.pageSchema(S.TransferSchema);
-const AuditPage = S.pageSchema(S.AuditEntrySchema);
-const WebhookPage = S.pageSchema(S.WebhookSchema);
-const DeliveryPage = S.pageSchema(S.WebhookDeliverySchema);
+export interface RemoteSatchelOptions {
+  /** Base URL of the server, e.g. `http://127.0.0.1:8787` (the API lives under `/v1`). */
+  readonly url: string;
+  /** API key, sent as `Authorization: Bearer <key>`; every call acts as its principal. */
+  readonly token: string;
+  /** Default: the global fetch. Tests and proxies pass their own. */
+  readonly fetch?: typeof fetch;
+  /** Session label sent with every call that does not name its own (`Satchel-Session`). */
+  readonly session?: string;
+}
 
 /**
- * The Satchel interface over HTTP: each method is one request to the API (`readText` reads the
- * file and slices it here, by the engine's own rules), acting as the
- * principal of `token`. Results and errors are those of the engine behind the server: a
- * problem+json answer becomes a SatchelError with the same `code`, message (`detail`) and
- * `data`. File content streams both ways: `writeFile` sends a stream as it is produced, and
- * `readFile`'s body is the download itself, pulled as it is read.
+ * The Satchel interface over HTTP, acting as the principal of `token`. Results and errors are
+ * those of the engine behind the server: a problem+json answer becomes a SatchelError with the
+ * same `code`, message (`detail`) and `data`. File content streams both ways: `writeFile`
+ * sends a stream as it is produced, and `readFile`'s body is the download itself, pulled as it
+ * is read.
  *
  * A server that cannot be reached (refused, reset, DNS, TLS) is INTERNAL "cannot reach <url>:
  * …", which the CLI reports with exit 1. `close()` does nothing: there is no connection of its
  * own to release.
  */
-export class RemoteSatchel extends RemoteFileCalls implements Satchel {
-  // Locks
+export class RemoteSatchel extends operationMethods() implements Satchel {
+  readonly #remote: RemoteContext;
 
-  async acquireLock(workspace: string, options: S.AcquireLock): Promise<S.Lock> {
-    const { session, ...body } = options;
-    return this.http.json(S.LockSchema, {
-      method: 'POST',
-      path: `${this.ws(workspace)}/locks`,
-      headers: this.headers(session),
-      json: body,
-    });
+  constructor(options: RemoteSatchelOptions) {
+    super();
+    const http = new HttpClient(options);
+    this.#remote = {
+      http,
+      headers: (session) => sessionHeader(typeof session === 'string' ? session : options.session),
+    };
   }
 
-  async renewLock(
-    workspace: string,
-    lockId: string,
-    options: { ttlSeconds?: number } & S.CallOptions = {},
-  ): Promise<S.Lock> {
-    return this.http.json(S.LockSchema, {
-      method: 'POST',
-      path: `${this.#lock(workspace, lockId)}/renew`,
-      headers: this.headers(options.session),
-      json: { ttlSeconds: options.ttlSeconds },
-    });
+  /** The server's base URL, normalised (no trailing slash). */
+  get url(): string {
+    return this.#remote.http.url;
   }
 
-  async releaseLock(workspace: string, lockId: string, options: S.CallOptions = {}): Promise<void> {
-    return this.http.empty({
-      method: 'DELETE',
-      path: this.#lock(workspace, lockId),
-      headers: this.headers(options.session),
-    });
-  }
-
-  async breakLock(workspace: string, lockId: string, options: S.CallOptions = {}): Promise<S.Lock> {
-    return this.http.json(S.LockSchema, {
-      method: 'DELETE',
-      path: this.#lock(workspace, lockId),
-      headers: this.headers(options.session),
-      query: { break: true },
-    });
-  }
-
-  async listLocks(workspace: string, options: { path?: string } = {}): Promise<S.Lock[]> {
-    const page = await this.http.json(LockPage, {
-      method: 'GET',
-      path: `${this.ws(workspace)}/locks`,
-      headers: this.headers(),
-      query: { path: options.path },
-    });
-    return page.items;
-  }
-
-  // Principals, keys, members, transfers
-
-  async whoami(): Promise<S.WhoAmI> {
-    return this.get(S.WhoAmISchema, '/v1/whoami');
-  }
-
-  async createPrincipal(input: S.CreatePrincipal): Promise<S.Principal> {
-    return this.post(S.PrincipalSchema, '/v1/principals', input);
-  }
-
-  async listPrincipals(options: S.PageOptions = {}): Promise<S.Page<S.Principal>> {
-    return this.get(PrincipalPage, '/v1/principals', {
-      cursor: options.cursor,
-      limit: options.limit,
-    });
-  }
-
-  async createKey(input: S.CreateKey = {}): Promise<S.CreatedKey> {
-    return this.post(S.CreatedKeySchema, '/v1/keys', input);
-  }
-
-  async listKeys(options: { all?: boolean } = {}): Promise<S.KeyInfo[]> {
-    return (await this.get(KeyPage, '/v1/keys', { all: options.all })).items;
-  }
-
-  async revokeKey(id: string): Promise<S.KeyInfo> {
-    return this.http.json(S.KeyInfoSchema, {
-      method: 'DELETE',
-      path: `/v1/keys/${segment(id)}`,
-      headers: this.headers(),
-    });
-  }
-
-  async listMembers(workspace: string): Promise<S.Member[]> {
-    return (await this.get(MemberPage, `${this.ws(workspace)}/members`)).items;
-  }
-
-  async setMember(
-    workspace: string,
-    principal: string,
-    role: S.Role,
-    options: S.CallOptions = {},
-  ): Promise<S.Member> {
-    return this.http.json(S.MemberSchema, {
-      method: 'PUT',
-      path: `${this.ws(workspace)}/members/${segment(principal)}`,
-      headers: this.headers(options.session),
-      json: { role },
-    });
-  }
-
-  async removeMember(
-    workspace: string,
-    principal: string,
-    options: S.CallOptions = {},
-  ): Promise<void> {
-    return this.http.empty({
-      method: 'DELETE',
-      path: `${this.ws(workspace)}/members/${segment(principal)}`,
-      headers: this.headers(options.session),
-    });
-  }
-
-  async offerTransfer(workspace: string, options: S.OfferTransfer = {}): Promise<S.TransferOffer> {
-    const { session, ...body } = options;
-    return this.http.json(S.TransferOfferSchema, {
-      method: 'POST',
-      path: `${this.ws(workspace)}/transfers`,
-      headers: this.headers(session),
-      json: body,
-    });
-  }
-
-  async listTransfers(workspace: string): Promise<S.Transfer[]> {
-    return (await this.get(TransferPage, `${this.ws(workspace)}/transfers`)).items;
-  }
-
-  async cancelTransfer(
-    workspace: string,
-    id: string,
-    options: S.CallOptions = {},
-  ): Promise<S.Transfer> {
-    return this.http.json(S.TransferSchema, {
-      method: 'DELETE',
-      path: `${this.ws(workspace)}/transfers/${segment(id)}`,
-      headers: this.headers(options.session),
-    });
-  }
-
-  async acceptTransfer(code: string, options: S.CallOptions = {}): Promise<S.Transfer> {
-    return this.http.json(S.TransferSchema, {
-      method: 'POST',
-      path: '/v1/transfers/accept',
-      headers: this.headers(options.session),
-      json: { code },
-    });
-  }
-
-  // Webhooks
-
-  async createWebhook(workspace: string, input: S.CreateWebhook): Promise<S.CreatedWebhook> {
-    return this.post(S.CreatedWebhookSchema, `${this.ws(workspace)}/webhooks`, input);
-  }
-
-  async listWebhooks(workspace: string): Promise<S.Webhook[]> {
-    return (await this.get(WebhookPage, `${this.ws(workspace)}/webhooks`)).items;
-  }
-
-  async getWebhook(workspace: string, id: string): Promise<S.Webhook> {
-    return this.get(S.WebhookSchema, this.#webhook(workspace, id));
-  }
-
-  async updateWebhook(workspace: string, id: string, change: S.UpdateWebhook): Promise<S.Webhook> {
-    return this.http.json(S.WebhookSchema, {
-      method: 'PATCH',
-      path: this.#webhook(workspace, id),
-      headers: this.headers(),
-      json: change,
-    });
-  }
-
-  async deleteWebhook(workspace: string, id: string): Promise<void> {
-    return this.http.empty({
-      method: 'DELETE',
-      path: this.#webhook(workspace, id),
-      headers: this.headers(),
-    });
-  }
-
-  async listWebhookDeliveries(
-    workspace: string,
-    id: string,
-    options: S.PageOptions = {},
-  ): Promise<S.Page<S.WebhookDelivery>> {
-    return this.get(DeliveryPage, `${this.#webhook(workspace, id)}/deliveries`, {
-      cursor: options.cursor,
-      limit: options.limit,
-    });
-  }
-
-  // Search and workspace settings
-
-  async updateWorkspace(name: string, settings: S.UpdateWorkspace): Promise<S.WorkspaceInfo> {
-    const { session, ...body } = settings;
-    return this.http.json(S.WorkspaceInfoSchema, {
-      method: 'PATCH',
-      path: this.ws(name),
-      headers: this.headers(session),
-      json: body,
-    });
-  }
-
-  async grep(
-    workspace: string,
-    pattern: string,
-    options: S.GrepOptions = {},
-  ): Promise<S.GrepResult> {
-    const { session, ...query } = options;
-    return this.http.json(S.GrepResultSchema, {
-      method: 'GET',
-      path: `${this.ws(workspace)}/grep`,
-      headers: this.headers(session),
-      query: { pattern, ...query },
-    });
-  }
-
-  async search(
-    workspace: string,
-    q: string,
-    options: S.SearchOptions = {},
-  ): Promise<S.SearchResult> {
-    const { session, ...query } = options;
-    return this.http.json(S.SearchResultSchema, {
-      method: 'GET',
-      path: `${this.ws(workspace)}/search`,
-      headers: this.headers(session),
-      query: { q, ...query },
-    });
-  }
-
-  async ask(workspace: string, question: string, options: S.AskOptions = {}): Promise<S.AskResult> {
-    const { session, ...body } = options;
-    return this.http.json(S.AskResultSchema, {
-      method: 'POST',
-      path: `${this.ws(workspace)}/ask`,
-      headers: this.headers(session),
-      json: { question, ...body },
-    });
-  }
-
-  async searchStatus(workspace: string): Promise<S.SearchStatus> {
-    return this.get(S.SearchStatusSchema, `${this.ws(workspace)}/search/status`);
-  }
-
-  async reindex(workspace: string, options: S.CallOptions = {}): Promise<S.SearchStatus> {
-    return this.http.json(S.SearchStatusSchema, {
-      method: 'POST',
-      path: `${this.ws(workspace)}/search/reindex`,
-      headers: this.headers(options.session),
-      json: {},
-    });
-  }
-
-  // Audit and maintenance
-
-  async listAudit(options: S.AuditQuery = {}): Promise<S.Page<S.AuditEntryOut>> {
-    const path =
-      options.workspace === undefined ? '/v1/audit' : `${this.ws(options.workspace)}/audit`;
-    return this.get(AuditPage, path, { after: options.cursor, limit: options.limit });
-  }
-
-  async verifyAudit(): Promise<S.AuditVerificationOut> {
-    return this.get(S.AuditVerificationSchema, '/v1/audit/verify');
+  override async call<K extends OperationName>(
+    name: K,
+    args: Parameters<OperationMethods[K]>,
+  ): Promise<Awaited<ReturnType<OperationMethods[K]>>> {
+    type Result = Awaited<ReturnType<OperationMethods[K]>>;
+    const spec: OperationSpec = OPERATIONS[name];
+    const custom = CUSTOM_CALLS[name] as
+      | ((remote: RemoteContext, args: unknown) => Promise<Result>)
+      | undefined;
+    if (custom !== undefined) return custom(this.#remote, args);
+    if ('custom' in spec.http) {
+      throw new SatchelError('INTERNAL', `the client has no request for ${name}`);
+    }
+    const binding = spec.http;
+    const { path, query, headers, json } = bindRequest(binding, namedFields(spec, args));
+    const request = {
+      method: binding.method,
+      path: `/v1${path}`,
+      query,
+      headers: {
+        ...this.#remote.headers(headers.session),
+        ...conditionHeaders({ lockToken: headers.lockToken as number | undefined }),
+      },
+      ...(json === undefined ? {} : { json }),
+    };
+    const { http } = this.#remote;
+    if (binding.status === 204 || spec.result === undefined) {
+      return (await http.empty(request)) as Result;
+    }
+    if (binding.list === true) {
+      return (await http.json(z.object({ items: spec.result }), request)).items as Result;
+    }
+    return (await http.json(spec.result, request)) as Result;
   }
 
   /**
    * The whole log as JSON lines, byte for byte the engine's export (RFC 8785 canonical JSON,
    * `time` in epoch milliseconds), streamed from `GET /v1/audit/export` (admins).
    */
-  async *exportAudit(): AsyncIterable<string> {
-    const res = await this.http.send({
-      method: 'GET',
-      path: '/v1/audit/export',
-      headers: this.headers(),
-    });
-    const decoder = new TextDecoder('utf-8', { fatal: true });
-    let partial = '';
-    for await (const piece of this.http.pieces(res)) {
-      partial += decoder.decode(piece, { stream: true });
-      let nl = partial.indexOf('\n');
-      while (nl !== -1) {
-        yield partial.slice(0, nl + 1);
-        partial = partial.slice(nl + 1);
-        nl = partial.indexOf('\n');
-      }
-    }
-    partial += decoder.decode();
-    if (partial !== '') {
-      throw new SatchelError('INTERNAL', `the audit export from ${this.url} ended mid-line`);
-    }
-  }
-
-  /** `POST /v1/fsck`: re-hashes all content on the server and checks every reference (admin). */
-  async fsck(): Promise<S.FsckReport> {
-    return this.post(S.FsckReportSchema, '/v1/fsck', {});
+  exportAudit(): AsyncIterable<string> {
+    return exportAudit(this.#remote);
   }
 
   async close(): Promise<void> {}
-
-  #webhook(workspace: string, id: string): string {
-    return `${this.ws(workspace)}/webhooks/${segment(id)}`;
-  }
-
-  #lock(workspace: string, lockId: string): string {
-    return `${this.ws(workspace)}/locks/${segment(lockId)}`;
-  }
 }
