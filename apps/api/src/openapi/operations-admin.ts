@@ -1,6 +1,6 @@
 /** The route table, part two: the service routes, workspaces, access control and the audit log. */
 import { z } from 'zod';
-import { PAGE_PARAMS, SESSION_HEADER } from './operations-files.js';
+import { PAGE_PARAMS } from './operations-files.js';
 import type { OperationSpec } from './spec.js';
 
 export const SERVICE_OPERATIONS: readonly OperationSpec[] = [

@@ -3,7 +3,6 @@
  * (streamed, conditional), POST ?append, DELETE. Bodies are streamed both ways, never buffered.
  */
 import { type FileInfo, type FileStream, isSatchelError, type Satchel } from '@satchel/core';
-import { ListOptionsSchema } from '@satchel/core/schemas';
 import { type Context, Hono } from 'hono';
 import type { ApiEnv } from '../api-env.js';
 import type { RouteConfig } from '../app.js';
@@ -16,15 +15,7 @@ import {
   writeConditions,
 } from '../http/conditional.js';
 import { contentRange, type SelectedRange, selectRange } from '../http/range.js';
-import {
-  mutationOptions,
-  pageQuery,
-  queryBool,
-  queryInt,
-  sessionOption,
-  urlPath,
-  validate,
-} from '../input.js';
+import { mutationOptions, queryBool, queryInt, sessionOption, urlPath } from '../input.js';
 import { HttpError } from '../problem.js';
 
 type Ctx = Context<ApiEnv>;

@@ -38,9 +38,6 @@ const PATH_ARG = ['path', z.string()] as const;
 
 const BYTES = 'the body is the file content as a byte stream (routes/files.ts)';
 
-/** Most files one batch may write (the JSON body limit bounds their size). */
-export const MAX_BATCH_FILES = 1000;
-
 export const writeFile = operation({
   name: 'writeFile',
   summary: 'Write a new version of a file, creating parent directories',
