@@ -16,8 +16,7 @@ import {
   TransferSchema,
   WhoAmISchema,
 } from '../schemas.js';
-import { operation } from './operation.js';
-import { WORKSPACE_ARG } from './workspaces.js';
+import { operation, WORKSPACE_ARG } from './operation.js';
 
 export const whoami = operation({
   name: 'whoami',

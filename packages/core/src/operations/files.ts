@@ -31,8 +31,7 @@ import {
   VersionSchema,
   WriteOptionsSchema,
 } from '../schemas.js';
-import { operation } from './operation.js';
-import { WORKSPACE_ARG } from './workspaces.js';
+import { operation, WORKSPACE_ARG } from './operation.js';
 
 const PATH_ARG = ['path', z.string()] as const;
 

@@ -1,8 +1,7 @@
 /** Operations on locks: leases on a file or subtree whose fencing tokens guard writes. */
 import { z } from 'zod';
 import { AcquireLockSchema, CallOptionsSchema, LockSchema } from '../schemas.js';
-import { operation } from './operation.js';
-import { WORKSPACE_ARG } from './workspaces.js';
+import { operation, WORKSPACE_ARG } from './operation.js';
 
 const LOCK_ID_ARG = ['id', z.string()] as const;
 

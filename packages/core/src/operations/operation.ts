@@ -7,13 +7,16 @@
  * An operation is a method `name(...args, options?)`: positional arguments, each named and
  * given a schema, then an optional options object. The names are the wire names: an argument
  * called `path` is the `path` field of a JSON body or query string, `:ws` in a route is the
- * `workspace` argument. This file imports only zod and types, so a browser can load it.
+ * `workspace` argument. This folder imports only zod and types, so a browser can load it.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { GlobalAction, WorkspaceAction } from '../auth/authorize.js';
 
 /** One positional argument: its wire name and its schema. */
 export type ArgSpec = readonly [name: string, schema: z.ZodType];
+
+/** The workspace an operation acts in; `:ws` in a route. */
+export const WORKSPACE_ARG = ['workspace', z.string()] as const;
 
 type ArgTypes<A extends readonly ArgSpec[]> = { -readonly [K in keyof A]: z.input<A[K][1]> };
 
@@ -57,7 +60,7 @@ export type QueryType = 'string' | 'integer' | 'number' | 'boolean';
  * named `session` and `lockToken` also travel as `Satchel-Session` and `Satchel-Lock-Token`
  * headers, which win over the body.
  */
-export interface HttpBinding<Out = unknown> {
+export interface HttpBinding<Out = never> {
   readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Below `/v1`, as a Hono pattern: `/workspaces/:ws/locks/:id/renew`. */
   readonly path: string;

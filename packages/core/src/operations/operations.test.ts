@@ -58,8 +58,9 @@ describe('the operation table', () => {
     });
     const versions = OPERATIONS.listVersions;
     if ('custom' in versions.http) throw new Error('listVersions has a binding');
-    expect(bindRequest(versions.http, namedFields(versions, ['w', '/a b/c.md', { limit: 5 }])))
-      .toMatchObject({ path: '/workspaces/w/versions/a%20b/c.md', query: { limit: 5 } });
+    expect(
+      bindRequest(versions.http, namedFields(versions, ['w', '/a b/c.md', { limit: 5 }])),
+    ).toMatchObject({ path: '/workspaces/w/versions/a%20b/c.md', query: { limit: 5 } });
   });
 
   it('never lets an option overwrite a positional argument', () => {

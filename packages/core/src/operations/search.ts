@@ -10,8 +10,7 @@ import {
   SearchResultSchema,
   SearchStatusSchema,
 } from '../schemas.js';
-import { operation } from './operation.js';
-import { WORKSPACE_ARG } from './workspaces.js';
+import { operation, WORKSPACE_ARG } from './operation.js';
 
 export const grep = operation({
   name: 'grep',

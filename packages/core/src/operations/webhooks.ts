@@ -9,8 +9,7 @@ import {
   WebhookDeliverySchema,
   WebhookSchema,
 } from '../schemas.js';
-import { operation } from './operation.js';
-import { WORKSPACE_ARG } from './workspaces.js';
+import { operation, WORKSPACE_ARG } from './operation.js';
 
 const WEBHOOK_ID_ARG = ['id', z.string()] as const;
 

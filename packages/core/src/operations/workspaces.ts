@@ -8,12 +8,10 @@ import {
   WorkspaceInfoSchema,
   WorkspaceSchema,
 } from '../schemas.js';
-import { operation } from './operation.js';
+import { operation, WORKSPACE_ARG } from './operation.js';
 
 /** A workspace's ETag is its newest seq. */
 const newestSeq = (ws: { seq: number }) => ({ seq: ws.seq });
-
-export const WORKSPACE_ARG = ['workspace', z.string()] as const;
 
 export const createWorkspace = operation({
   name: 'createWorkspace',
