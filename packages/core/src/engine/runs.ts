@@ -22,7 +22,7 @@ import * as webhookOps from '../webhooks/webhooks.js';
 import { listAuditEntries, verifyAuditChain } from './audit-calls.js';
 import type { EngineServices } from './calls.js';
 import { listChanges } from './changes.js';
-import { type EngineContext, requireWorkspace } from './context.js';
+import { type EngineContext, notFound, requireWorkspace } from './context.js';
 import { editFile } from './edit.js';
 import { fsck } from './fsck.js';
 import { diff, listVersions } from './history.js';
@@ -95,6 +95,11 @@ export const RUNS: Runs = {
   releaseLock: (ctx, [ws, id], s) => releaseLock(ctx, s.waiters, ws, id),
   breakLock: (ctx, [ws, id], s) => breakLock(ctx, s.waiters, ws, id),
   listLocks: (ctx, [ws, options]) => listLocks(ctx, ws, options),
+  getLock: async (ctx, [ws, id]) => {
+    const lock = (await listLocks(ctx, ws)).find((live) => live.id === id);
+    if (lock === undefined) throw notFound(id, 'live lock');
+    return lock;
+  },
 
   whoami: (ctx) => accessOps.whoami(ctx),
   createPrincipal: (ctx, [input]) => accessOps.createPrincipal(ctx, input),

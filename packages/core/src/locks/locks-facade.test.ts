@@ -47,6 +47,19 @@ describe('locks through the Satchel interface', () => {
     await engine.close();
   });
 
+  it('tells a holder whether its lock is still live, by id', async () => {
+    const { engine, alice, bob } = await setup();
+    const lock = await alice.acquireLock('ws', { path: '/x', ttlSeconds: 600 });
+    expect(await bob.getLock('ws', lock.id)).toEqual(lock);
+    await alice.releaseLock('ws', lock.id);
+    await expect(alice.getLock('ws', lock.id)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `live lock ${lock.id} not found`,
+    });
+    await expect(alice.getLock('nope', lock.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await engine.close();
+  });
+
   it('only owners break locks, and the break is audited', async () => {
     const { engine, alice, bob } = await setup();
     const lock = await alice.acquireLock('ws', { path: '/x', ttlSeconds: 600 });

@@ -57,6 +57,17 @@ export const breakLock = operation({
   http: { custom: ONE_ROUTE },
 });
 
+export const getLock = operation({
+  name: 'getLock',
+  summary: 'One live lock by id: NOT_FOUND once it is released, broken or expired',
+  tag: 'locks',
+  args: [WORKSPACE_ARG, LOCK_ID_ARG],
+  result: LockSchema,
+  access: { workspace: 'lock.read' },
+  mutates: false,
+  http: { method: 'GET', path: '/workspaces/:ws/locks/:id' },
+});
+
 export const listLocks = operation({
   name: 'listLocks',
   summary: 'Live locks, optionally only those on or around a path',
