@@ -137,7 +137,18 @@ describe('symbolic links in the tree', () => {
       { links: new Set(['/link', '/a/b']) },
     );
     expect(kinds(p)).toEqual(['download /a/c', 'download /linked.txt']);
-    expect(p.held).toEqual(['/a/b/x', '/link', '/link/dropped', '/link/gone', '/link/new']);
+    expect(p.held.map((h) => h.path)).toEqual([
+      '/a/b/x',
+      '/link',
+      '/link/dropped',
+      '/link/gone',
+      '/link/new',
+    ]);
+    expect(p.held[0]).toEqual({
+      path: '/a/b/x',
+      reason: 'symlink',
+      detail: 'beneath /a/b, a symbolic link in the tree: left alone on both sides',
+    });
     expect(p).toMatchObject({ deletes: 0, stopped: null });
   });
 });

@@ -14,7 +14,7 @@
  *   does not look through links, so such a path looks deleted there; planning it would delete
  *   it from the workspace, and downloading it would write through the link.
  */
-import type { SyncMode } from '../schemas/sync.js';
+import type { SyncMode, SyncSkipped } from '../schemas/sync.js';
 import type { FileState } from './state.js';
 
 export interface LocalFile {
@@ -75,7 +75,7 @@ export interface Plan {
   /** Paths left alone on purpose (pull keeps files the workspace never had). */
   readonly kept: string[];
   /** Paths that would have changed but are at or beneath a link of the tree (see `links`). */
-  readonly held: string[];
+  readonly held: SyncSkipped[];
   readonly deletes: number;
   readonly known: number;
   readonly stopped: 'mass_delete' | null;
@@ -156,12 +156,24 @@ function decide(
 }
 
 /** The link of `links` that `path` is, or lies beneath; null when none. */
-export function linkAbove(links: ReadonlySet<string>, path: string): string | null {
+function linkAbove(links: ReadonlySet<string>, path: string): string | null {
   if (links.size === 0) return null;
   for (let end = path.indexOf('/', 1); end !== -1; end = path.indexOf('/', end + 1)) {
     if (links.has(path.slice(0, end))) return path.slice(0, end);
   }
   return links.has(path) ? path : null;
+}
+
+/** The report of a path held because the tree has the symbolic link `link` at or above it. */
+function heldSkip(path: string, link: string): SyncSkipped {
+  return {
+    path,
+    reason: 'symlink',
+    detail:
+      link === path
+        ? 'the tree has a symbolic link here: left alone on both sides'
+        : `beneath ${link}, a symbolic link in the tree: left alone on both sides`,
+  };
 }
 
 export function plan(input: PlanInput): Plan {
@@ -171,7 +183,7 @@ export function plan(input: PlanInput): Plan {
   );
   const actions: SyncAction[] = [];
   const kept: string[] = [];
-  const held: string[] = [];
+  const held: SyncSkipped[] = [];
   const links = input.links ?? new Set<string>();
   let unchanged = 0;
   let deletes = 0;
@@ -183,8 +195,9 @@ export function plan(input: PlanInput): Plan {
       input.remote.get(path),
       base.get(path),
     );
+    const link = action === null ? null : linkAbove(links, path);
     if (action === null) unchanged++;
-    else if (linkAbove(links, path) !== null) held.push(path);
+    else if (link !== null) held.push(heldSkip(path, link));
     else if (action === 'kept') kept.push(path);
     else {
       if (action.kind === 'delete-local' || action.kind === 'delete-remote') deletes++;

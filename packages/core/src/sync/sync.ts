@@ -26,7 +26,6 @@ import {
   DEFAULT_MAX_DELETE_SHARE,
   isReset,
   type LocalFile,
-  linkAbove,
   type Plan,
   plan,
   type RemoteFile,
@@ -106,19 +105,6 @@ function workspacePath(name: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** A path the plan held because the tree has a symbolic link at or above it. */
-function heldSkip(path: string, links: ReadonlySet<string>): SyncSkipped {
-  const link = linkAbove(links, path);
-  return {
-    path,
-    reason: 'symlink',
-    detail:
-      link === path
-        ? 'the tree has a symbolic link here: left alone on both sides'
-        : `beneath ${link}, a symbolic link in the tree: left alone on both sides`,
-  };
 }
 
 /**
@@ -312,7 +298,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       first = { plan: planned, reset };
       total.skipped.push(...scan.skipped);
       total.skipped.push(...planned.kept.map((path) => ({ path, reason: 'kept_local' as const })));
-      total.skipped.push(...planned.held.map((path) => heldSkip(path, scan.links)));
+      total.skipped.push(...planned.held);
     }
     unchanged = planned.unchanged;
     if (planned.stopped) break;
@@ -391,7 +377,7 @@ export async function syncPaths(
     const hashes = new Set([...remote.values()].map((r) => r.hash));
     merge(result, await applyCycle(options, state, { local, remote, plan: planned }, hashes));
   }
-  result.skipped.unshift(...skipped, ...planned.held.map((path) => heldSkip(path, links)));
+  result.skipped.unshift(...skipped, ...planned.held);
   return {
     workspace,
     mode,
