@@ -6,6 +6,22 @@ import { catFile, openTemp, tempDir } from '../test-support/temp.js';
 import { LocalTree } from './local-tree.js';
 import { syncOnce } from './sync.js';
 import { runTreeSymlinkContract } from './tree.contract.js';
+import type { TreeEntry } from './tree.js';
+
+/** A local tree whose folder `a` is swapped for a link to `../outside` right after one scan. */
+class SwappedAfterScan extends LocalTree {
+  armed = false;
+
+  override async list(prune: (dir: string) => boolean): Promise<TreeEntry[]> {
+    const entries = await super.list(prune);
+    if (this.armed) {
+      this.armed = false;
+      await rename(join(this.root, 'a'), join(this.root, '../outside'));
+      await symlink('../outside', join(this.root, 'a'));
+    }
+    return entries;
+  }
+}
 
 runTreeSymlinkContract('LocalTree', (base) => new LocalTree(join(base, 'tree')));
 runTreeSymlinkContract(
@@ -32,6 +48,24 @@ describe('LocalTree', () => {
       expect(await readFile(join(base, 'a-moved/f.txt'), 'utf8')).toBe('first half, second half');
     },
   );
+
+  it('holds a path whose folder became a link after the scan, and reports it', async () => {
+    const { satchel } = await openTemp();
+    const base = await tempDir('tree-swap-');
+    await mkdir(join(base, 'tree/a'), { recursive: true });
+    await writeFile(join(base, 'tree/a/x.txt'), 'v1');
+    const tree = new SwappedAfterScan(join(base, 'tree'));
+    await syncOnce({ satchel, workspace: 'ws', tree });
+    await satchel.writeFile('ws', '/a/x.txt', 'v2 from the workspace');
+    tree.armed = true;
+    const report = await syncOnce({ satchel, workspace: 'ws', tree });
+    expect(await readFile(join(base, 'outside/x.txt'), 'utf8')).toBe('v1');
+    expect(report).toMatchObject({ downloaded: 0, deletedRemote: 0 });
+    expect(report.skipped).toEqual([
+      expect.objectContaining({ path: '/a/x.txt', reason: 'symlink' }),
+    ]);
+    expect((await catFile(satchel, '/a/x.txt')).toString()).toBe('v2 from the workspace');
+  });
 
   it('syncs a tree whose root is itself a symbolic link (the caller chose it)', async () => {
     const { satchel } = await openTemp();

@@ -273,6 +273,8 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   let first: { plan: Plan; reset: boolean } | null = null;
   let unchanged = 0;
   let cursor = state.cursor;
+  // Held paths of every pass: a folder that became a link during a pass is held by the next.
+  const held = new Set<string>();
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const scan = await scanTree(tree, rules, state);
     // The cursor before the listing: the feed replays anything that lands during it.
@@ -298,7 +300,10 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       first = { plan: planned, reset };
       total.skipped.push(...scan.skipped);
       total.skipped.push(...planned.kept.map((path) => ({ path, reason: 'kept_local' as const })));
-      total.skipped.push(...planned.held);
+    }
+    for (const skip of planned.held) {
+      if (!held.has(skip.path)) total.skipped.push(skip);
+      held.add(skip.path);
     }
     unchanged = planned.unchanged;
     if (planned.stopped) break;
