@@ -2,12 +2,15 @@
  * SyncTree over a CodeSandbox sandbox's file system (`client.fs` of @codesandbox/sdk). The SDK
  * moves whole files (no streams), so each transfer holds one file in memory; replacing is
  * atomic on the VM (write to the state folder, then rename over the target). The SDK cannot
- * set mtimes: the mtime the VM gives a written file is recorded instead.
+ * set mtimes: the mtime the VM gives a written file is recorded instead. Every folder on the way
+ * to a path is checked not to be a symbolic link (`isSymlink` of `fs.stat`) before anything is
+ * written, removed or read there (see `folders` for what that check can and cannot promise).
  */
 import { randomUUID } from 'node:crypto';
 import { eachLimit } from '../sync/apply.js';
 import {
   STATE_DIR,
+  SymlinkInPathError,
   type SyncTree,
   type TreeEntry,
   type TreeWatcher,
@@ -68,6 +71,15 @@ function parentOf(path: string): string {
   return path.slice(0, Math.max(0, path.lastIndexOf('/')));
 }
 
+/** The folders of a tree path ("a/b/c.txt" → ["a", "b"]). */
+function foldersOf(path: string): string[] {
+  return path.split('/').slice(0, -1);
+}
+
+function fsError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
 async function collect(content: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
   const pieces: Buffer[] = [];
   for await (const piece of content) pieces.push(Buffer.from(piece));
@@ -98,6 +110,55 @@ export class CodeSandboxTree implements SyncTree {
     }
   }
 
+  /**
+   * Checks each folder of `parts` below the root: SymlinkInPathError for a link, ENOTDIR for
+   * anything else but a folder. `create` makes missing ones one level at a time (the first
+   * with its parents: the root is the caller's) and checks each after making it, so a link
+   * planted in between is refused too. False when one is missing and `create` is false.
+   *
+   * Race-safety: the SDK names files by path only (no descriptors), so this is check-then-use:
+   * a process inside the VM could swap a checked folder for a link before the call that
+   * follows. Such a process has the VM already, so the window gives it nothing it lacks; what
+   * the check stops is a link planted in advance (a repository, an earlier session).
+   */
+  private async folders(parts: readonly string[], create: boolean): Promise<boolean> {
+    for (let i = 0; i < parts.length; i++) {
+      const rel = parts.slice(0, i + 1).join('/');
+      let st = await this.fs.stat(this.abs(rel)).catch(() => null);
+      if (st === null) {
+        if (!create) return false;
+        // Fails when it exists meanwhile: the stat below tells what is there.
+        await this.fs.mkdir(this.abs(rel), i === 0).catch(() => undefined);
+        st = await this.fs.stat(this.abs(rel)).catch(() => null);
+        if (st === null) throw fsError(`${rel} could not be created`, 'ENOENT');
+      }
+      if (st.isSymlink) throw new SymlinkInPathError(rel);
+      if (st.type !== 'directory') throw fsError(`${rel} is not a folder`, 'ENOTDIR');
+    }
+    return true;
+  }
+
+  /** `folders(parts, false)`, with a missing folder as ENOENT. */
+  private async existingFolders(path: string): Promise<void> {
+    if (!(await this.folders(foldersOf(path), false))) {
+      throw fsError(`${path} does not exist`, 'ENOENT');
+    }
+  }
+
+  /** The entry at `path` as the SDK reports it; its folders are the caller's to check. */
+  private async entry(path: string): Promise<TreeEntry | null> {
+    try {
+      const st = await this.fs.stat(this.abs(path));
+      if (st.isSymlink) return { path, type: 'symlink', size: 0, mtimeMs: st.mtime };
+      if (st.type === 'directory') return null;
+      return { path, type: 'file', size: st.size, mtimeMs: st.mtime };
+    } catch {
+      // The SDK reports a missing path as a failed call.
+      return null;
+    }
+  }
+
+  /** Folders are walked only when `readdir` says they are not links, so no re-check per file. */
   async list(prune: (dir: string) => boolean): Promise<TreeEntry[]> {
     const out: TreeEntry[] = [];
     const files: string[] = [];
@@ -120,7 +181,7 @@ export class CodeSandboxTree implements SyncTree {
     };
     await walk('');
     await eachLimit(files, STAT_CONCURRENCY, async (path) => {
-      const entry = await this.stat(path);
+      const entry = await this.entry(path);
       if (entry) out.push(entry);
     });
     return out;
@@ -128,38 +189,51 @@ export class CodeSandboxTree implements SyncTree {
 
   async stat(path: string): Promise<TreeEntry | null> {
     try {
-      const st = await this.fs.stat(this.abs(path));
-      if (st.isSymlink) return { path, type: 'symlink', size: 0, mtimeMs: st.mtime };
-      if (st.type === 'directory') return null;
-      return { path, type: 'file', size: st.size, mtimeMs: st.mtime };
-    } catch {
-      // The SDK reports a missing path as a failed call.
+      if (!(await this.folders(foldersOf(path), false))) return null;
+    } catch (error) {
+      if (error instanceof SymlinkInPathError) {
+        return { path: error.link, type: 'symlink', size: 0, mtimeMs: 0 };
+      }
       return null;
     }
+    return this.entry(path);
   }
 
+  /** `readFile` follows links, so the file itself is checked too. */
   async *read(path: string): AsyncGenerator<Uint8Array> {
+    await this.existingFolders(path);
+    if ((await this.entry(path))?.type === 'symlink') throw new SymlinkInPathError(path);
     yield await this.fs.readFile(this.abs(path));
   }
 
-  private async replace(target: string, data: Uint8Array): Promise<void> {
-    const tmpDir = this.abs(`${STATE_DIR}/tmp`);
-    await this.fs.mkdir(tmpDir, true);
-    const tmp = `${tmpDir}/${randomUUID()}`;
+  /** Writes `data` to the state folder, checks the target's folders, renames it over `path`. */
+  private async replace(path: string, data: Uint8Array): Promise<void> {
+    await this.folders([STATE_DIR, 'tmp'], true);
+    const tmp = this.abs(`${STATE_DIR}/tmp/${randomUUID()}`);
     await this.fs.writeFile(tmp, data, { create: true, overwrite: true });
-    const parent = parentOf(target);
-    if (parent !== '') await this.fs.mkdir(parent, true);
-    await this.fs.rename(tmp, target, true);
+    try {
+      await this.folders(foldersOf(path), true);
+      await this.fs.rename(tmp, this.abs(path), true);
+    } catch (error) {
+      await this.fs.remove(tmp, false).catch(() => undefined);
+      throw error;
+    }
   }
 
   async write(path: string, content: AsyncIterable<Uint8Array>): Promise<WrittenFile> {
-    await this.replace(this.abs(path), await collect(content));
+    await this.replace(path, await collect(content));
     const st = await this.fs.stat(this.abs(path));
     return { size: st.size, mtimeMs: st.mtime };
   }
 
   async remove(path: string): Promise<void> {
-    if ((await this.stat(path)) === null) return;
+    try {
+      if (!(await this.folders(foldersOf(path), false))) return;
+    } catch (error) {
+      if (error instanceof SymlinkInPathError) throw error;
+      return; // a file where a folder should be: nothing to remove beneath it
+    }
+    if ((await this.entry(path)) === null) return;
     await this.fs.remove(this.abs(path), false);
     let dir = parentOf(path);
     while (dir !== '') {
@@ -171,22 +245,22 @@ export class CodeSandboxTree implements SyncTree {
   }
 
   async rename(from: string, to: string): Promise<void> {
-    if ((await this.stat(to)) !== null) {
-      throw Object.assign(new Error(`${to} exists`), { code: 'EEXIST' });
-    }
-    const parent = parentOf(to);
-    if (parent !== '') await this.fs.mkdir(this.abs(parent), true);
+    await this.existingFolders(from);
+    await this.folders(foldersOf(to), true);
+    if ((await this.entry(to)) !== null) throw fsError(`${to} exists`, 'EEXIST');
     await this.fs.rename(this.abs(from), this.abs(to), false);
   }
 
   async readState(name: string): Promise<string | null> {
     const path = `${STATE_DIR}/${name}`;
-    if ((await this.stat(path)) === null) return null;
+    if (!(await this.folders([STATE_DIR], false)) || (await this.entry(path)) === null) {
+      return null;
+    }
     return Buffer.from(await this.fs.readFile(this.abs(path))).toString('utf8');
   }
 
   async writeState(name: string, text: string): Promise<void> {
-    await this.replace(this.abs(`${STATE_DIR}/${name}`), Buffer.from(text, 'utf8'));
+    await this.replace(`${STATE_DIR}/${name}`, Buffer.from(text, 'utf8'));
   }
 
   async appendState(name: string, text: string): Promise<void> {

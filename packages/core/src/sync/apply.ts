@@ -3,6 +3,8 @@
  * plan saw (or create-only), every download an atomic replace of a file checked unchanged since
  * the scan, and the state is recorded after each applied action. A change that raced another
  * writer (PRECONDITION_FAILED, LOCKED, a file edited since the scan) is left for the next cycle.
+ * A path the tree refuses because a folder on the way became a symbolic link since the scan is
+ * reported skipped (`symlink`) and its state left as it was, so nothing is deleted for it.
  */
 import { isSatchelError } from '../errors.js';
 import type { BatchFile, Satchel } from '../satchel.js';
@@ -10,7 +12,7 @@ import type { SyncConflict, SyncSkipped } from '../schemas/sync.js';
 import type { FileInfo } from '../schemas.js';
 import { conflictPath, type LocalFile, type RemoteFile, type SyncAction } from './plan.js';
 import type { FileState, SyncState } from './state.js';
-import type { SyncTree, TreeEntry } from './tree.js';
+import { SymlinkInPathError, type SyncTree, type TreeEntry } from './tree.js';
 
 /** Files up to this size are uploaded in batches (one transaction each). */
 const BATCH_FILE_MAX = 64 * 1024;
@@ -164,6 +166,7 @@ export class Applier {
       await this.run(action);
     } catch (error) {
       if (raced(error)) this.result.retry++;
+      else if (error instanceof SymlinkInPathError) this.refused(action.path, error);
       else if (typeMismatch(error)) {
         this.result.skipped.push({
           path: action.path,
@@ -174,6 +177,10 @@ export class Applier {
     } finally {
       this.tick(1);
     }
+  }
+
+  private refused(path: string, error: SymlinkInPathError): void {
+    this.result.skipped.push({ path, reason: 'symlink', detail: error.message });
   }
 
   private async run(action: SyncAction): Promise<void> {
@@ -255,16 +262,27 @@ export class Applier {
   }
 
   /** Small files in one transaction; if any condition fails, each goes on its own. */
-  private async uploadBatch(batch: readonly Upload[]): Promise<void> {
+  private async uploadBatch(all: readonly Upload[]): Promise<void> {
     const files: BatchFile[] = [];
-    for (const action of batch) {
-      const content = await readAll(this.ctx.tree.read(action.local.name));
+    const batch: Upload[] = [];
+    for (const action of all) {
+      let content: Buffer;
+      try {
+        content = await readAll(this.ctx.tree.read(action.local.name));
+      } catch (error) {
+        if (!(error instanceof SymlinkInPathError)) throw error;
+        this.refused(action.path, error);
+        this.tick(1);
+        continue;
+      }
+      batch.push(action);
       files.push({
         path: action.path,
         content,
         ...(action.ifMatch === null ? { ifNoneMatch: '*' as const } : { ifMatch: action.ifMatch }),
       });
     }
+    if (batch.length === 0) return;
     let infos: FileInfo[];
     try {
       infos = await this.ctx.satchel.writeFiles(this.ctx.workspace, files, this.session());

@@ -121,6 +121,38 @@ describe('plan modes', () => {
   });
 });
 
+describe('symbolic links in the tree', () => {
+  it('leaves every path at or beneath a link alone on both sides, and lists it as held', () => {
+    const p = run(
+      [],
+      [
+        R('/link', 'file-there', 2),
+        R('/link/new', 'planted', 3),
+        R('/link/gone', 'g', 4),
+        R('/a/b/x', 'nested', 5),
+        R('/a/c', 'plain', 6),
+        R('/linked.txt', 'sibling', 7),
+      ],
+      { '/link/gone': B('g', 4), '/link/dropped': B('d', 1) },
+      { links: new Set(['/link', '/a/b']) },
+    );
+    expect(kinds(p)).toEqual(['download /a/c', 'download /linked.txt']);
+    expect(p.held.map((h) => h.path)).toEqual([
+      '/a/b/x',
+      '/link',
+      '/link/dropped',
+      '/link/gone',
+      '/link/new',
+    ]);
+    expect(p.held[0]).toEqual({
+      path: '/a/b/x',
+      reason: 'symlink',
+      detail: 'beneath /a/b, a symbolic link in the tree: left alone on both sides',
+    });
+    expect(p).toMatchObject({ deletes: 0, stopped: null });
+  });
+});
+
 describe('resets and the mass-deletion guard', () => {
   it('detects a fresh or reset tree', () => {
     expect(isReset({ stateFound: false, knownFiles: 0, treeExists: true, treeFiles: 3 })).toBe(

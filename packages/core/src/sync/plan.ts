@@ -10,8 +10,11 @@
  * - A reset (no state, or a state listing files while the tree is empty or missing) plans as if
  *   nothing had been synced: nothing is deleted anywhere, the workspace is restored.
  * - A plan deleting more than `maxDeleteShare` of the known files stops unless `force`.
+ * - A path at or beneath a symbolic link of the tree is held: no action either way. The tree
+ *   does not look through links, so such a path looks deleted there; planning it would delete
+ *   it from the workspace, and downloading it would write through the link.
  */
-import type { SyncMode } from '../schemas/sync.js';
+import type { SyncMode, SyncSkipped } from '../schemas/sync.js';
 import type { FileState } from './state.js';
 
 export interface LocalFile {
@@ -59,6 +62,8 @@ export interface PlanInput {
   readonly reset: boolean;
   /** Plan only these paths (a watch cycle); default: every path any side knows. */
   readonly paths?: Iterable<string>;
+  /** Workspace paths where the tree has a symbolic link: everything at or beneath one is held. */
+  readonly links?: ReadonlySet<string>;
   readonly maxDeleteShare: number;
   readonly force: boolean;
 }
@@ -69,6 +74,8 @@ export interface Plan {
   readonly unchanged: number;
   /** Paths left alone on purpose (pull keeps files the workspace never had). */
   readonly kept: string[];
+  /** Paths that would have changed but are at or beneath a link of the tree (see `links`). */
+  readonly held: SyncSkipped[];
   readonly deletes: number;
   readonly known: number;
   readonly stopped: 'mass_delete' | null;
@@ -148,6 +155,27 @@ function decide(
   return { kind: 'conflict', path, local: l, remote: r, base: b ?? null };
 }
 
+/** The link of `links` that `path` is, or lies beneath; null when none. */
+function linkAbove(links: ReadonlySet<string>, path: string): string | null {
+  if (links.size === 0) return null;
+  for (let end = path.indexOf('/', 1); end !== -1; end = path.indexOf('/', end + 1)) {
+    if (links.has(path.slice(0, end))) return path.slice(0, end);
+  }
+  return links.has(path) ? path : null;
+}
+
+/** The report of a path held because the tree has the symbolic link `link` at or above it. */
+function heldSkip(path: string, link: string): SyncSkipped {
+  return {
+    path,
+    reason: 'symlink',
+    detail:
+      link === path
+        ? 'the tree has a symbolic link here: left alone on both sides'
+        : `beneath ${link}, a symbolic link in the tree: left alone on both sides`,
+  };
+}
+
 export function plan(input: PlanInput): Plan {
   const base = input.reset ? new Map<string, FileState>() : input.base;
   const paths = new Set(
@@ -155,6 +183,8 @@ export function plan(input: PlanInput): Plan {
   );
   const actions: SyncAction[] = [];
   const kept: string[] = [];
+  const held: SyncSkipped[] = [];
+  const links = input.links ?? new Set<string>();
   let unchanged = 0;
   let deletes = 0;
   for (const path of [...paths].sort()) {
@@ -165,7 +195,9 @@ export function plan(input: PlanInput): Plan {
       input.remote.get(path),
       base.get(path),
     );
+    const link = action === null ? null : linkAbove(links, path);
     if (action === null) unchanged++;
+    else if (link !== null) held.push(heldSkip(path, link));
     else if (action === 'kept') kept.push(path);
     else {
       if (action.kind === 'delete-local' || action.kind === 'delete-remote') deletes++;
@@ -179,6 +211,7 @@ export function plan(input: PlanInput): Plan {
     actions: stopped ? [] : actions,
     unchanged,
     kept,
+    held,
     deletes,
     known,
     stopped,

@@ -31,7 +31,7 @@ import {
   type RemoteFile,
 } from './plan.js';
 import { SyncState } from './state.js';
-import type { SyncTree, TreeEntry } from './tree.js';
+import { SymlinkInPathError, type SyncTree, type TreeEntry } from './tree.js';
 
 export type { SyncProgress } from './apply.js';
 
@@ -65,6 +65,8 @@ const LIST_PAGE = 1000;
 interface Scan {
   readonly local: Map<string, LocalFile>;
   readonly skipped: SyncSkipped[];
+  /** Workspace paths where the tree has a symbolic link: the plan holds what lies there. */
+  readonly links: Set<string>;
   readonly treeExists: boolean;
 }
 
@@ -107,7 +109,10 @@ function workspacePath(name: string): string | null {
 
 /**
  * Classifies tree entries: files by workspace path (hashed only when size or mtime differ from
- * the state), the rest skipped with a reason.
+ * the state), the rest skipped with a reason. Symbolic links are never followed, only
+ * reported, and their paths collected so the plan holds everything at or beneath them; a file
+ * whose folder turned into a link after the listing is refused by the tree's `read` and
+ * treated the same. Entries are deduplicated by path (a watch cycle may stat one link twice).
  */
 async function classify(
   entries: readonly TreeEntry[],
@@ -116,14 +121,20 @@ async function classify(
   state: SyncState,
 ): Promise<Omit<Scan, 'treeExists'>> {
   const skipped: SyncSkipped[] = [];
+  const links = new Set<string>();
   const found = new Map<string, TreeEntry>();
+  const seen = new Set<string>();
   for (const entry of entries) {
+    if (seen.has(entry.path)) continue;
+    seen.add(entry.path);
     if (!rules.trivial && rules.ignores(entry.path)) continue;
     if (entry.type !== 'file') {
       skipped.push({
         path: entry.path,
         reason: entry.type === 'symlink' ? 'symlink' : 'special_file',
       });
+      const path = workspacePath(entry.path);
+      if (entry.type === 'symlink' && path !== null) links.add(path);
       continue;
     }
     // A name the state knows is already a valid, normalised workspace path.
@@ -158,11 +169,18 @@ async function classify(
       const { hash } = await hashContent(tree.read(entry.path));
       local.set(path, { path, name: entry.path, size: entry.size, mtimeMs: entry.mtimeMs, hash });
     } catch (error) {
+      if (error instanceof SymlinkInPathError) {
+        skipped.push({ path: entry.path, reason: 'symlink', detail: error.message });
+        links.add(path);
+        const link = workspacePath(error.link);
+        if (link !== null) links.add(link);
+        return;
+      }
       // Deleted between the listing and the read: it is simply not there.
       if ((error as NodeJS.ErrnoException | null)?.code !== 'ENOENT') throw error;
     }
   });
-  return { local, skipped };
+  return { local, skipped, links };
 }
 
 async function scanTree(tree: SyncTree, rules: IgnoreRules, state: SyncState): Promise<Scan> {
@@ -255,6 +273,8 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   let first: { plan: Plan; reset: boolean } | null = null;
   let unchanged = 0;
   let cursor = state.cursor;
+  // Held paths of every pass: a folder that became a link during a pass is held by the next.
+  const held = new Set<string>();
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const scan = await scanTree(tree, rules, state);
     // The cursor before the listing: the feed replays anything that lands during it.
@@ -272,6 +292,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       remote,
       base: state.files(),
       reset: pass === 0 ? reset : false,
+      links: scan.links,
       maxDeleteShare: options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE,
       force: options.force ?? false,
     });
@@ -279,6 +300,10 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       first = { plan: planned, reset };
       total.skipped.push(...scan.skipped);
       total.skipped.push(...planned.kept.map((path) => ({ path, reason: 'kept_local' as const })));
+    }
+    for (const skip of planned.held) {
+      if (!held.has(skip.path)) total.skipped.push(skip);
+      held.add(skip.path);
     }
     unchanged = planned.unchanged;
     if (planned.stopped) break;
@@ -340,7 +365,7 @@ export async function syncPaths(
       if (!isSatchelError(error, 'NOT_FOUND')) throw error;
     }
   });
-  const { local, skipped } = await classify(entries, tree, rules, state);
+  const { local, skipped, links } = await classify(entries, tree, rules, state);
   const planned = plan({
     mode,
     local,
@@ -348,6 +373,7 @@ export async function syncPaths(
     base: state.files(),
     reset: false,
     paths: wanted,
+    links,
     maxDeleteShare: options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE,
     force: options.force ?? false,
   });
@@ -356,7 +382,7 @@ export async function syncPaths(
     const hashes = new Set([...remote.values()].map((r) => r.hash));
     merge(result, await applyCycle(options, state, { local, remote, plan: planned }, hashes));
   }
-  result.skipped.unshift(...skipped);
+  result.skipped.unshift(...skipped, ...planned.held);
   return {
     workspace,
     mode,

@@ -2,11 +2,25 @@
  * SyncTree: the file system a sync engine keeps in step with a workspace — a local directory
  * (local-tree.ts) or a sandbox's file system (sandbox/codesandbox-tree.ts). Paths are POSIX,
  * relative to the tree's root, without a leading slash ("src/a.ts"); the engine maps them to
- * workspace paths. Implementations never follow symbolic links.
+ * workspace paths. Implementations never follow symbolic links below the root (the root itself
+ * is the caller's choice): nothing is created, replaced, removed or read through a symlinked
+ * folder, so a planted link (`link -> ~/.ssh`) cannot take sync outside the tree.
  */
 
 /** The hidden folder inside every tree holding its sync state; always ignored. */
 export const STATE_DIR = '.satchel-sync';
+
+/**
+ * Thrown by `read`, `write`, `remove` and `rename` when a folder on the way to the path (or,
+ * for `read`, the file itself) is a symbolic link: the call did nothing. `link` is the tree
+ * path of that link.
+ */
+export class SymlinkInPathError extends Error {
+  constructor(readonly link: string) {
+    super(`${link} is a symbolic link: sync does not go through it`);
+    this.name = 'SymlinkInPathError';
+  }
+}
 
 export interface TreeEntry {
   /** Relative path as stored in the tree (not normalised). */
@@ -39,21 +53,32 @@ export interface SyncTree {
    * everything in it (ignored folders, the state folder).
    */
   list(prune: (dir: string) => boolean): Promise<TreeEntry[]>;
-  /** The entry at `path`, or null when nothing is there. */
+  /**
+   * The entry at `path`, or null when nothing is there. When a folder on the way is a symbolic
+   * link, the entry of that link (`type: 'symlink'`, its own path): what is behind it is not
+   * looked at.
+   */
   stat(path: string): Promise<TreeEntry | null>;
-  /** The bytes of a file, streamed where the tree can. */
+  /** The bytes of a file, streamed where the tree can. SymlinkInPathError: see above. */
   read(path: string): AsyncIterable<Uint8Array>;
   /**
    * Replaces `path` atomically (a temporary file, flushed, renamed over it), creating parent
    * folders: readers see the old content or the new, never a mix. `mtimeMs` is applied when
-   * the tree can set it.
+   * the tree can set it. A symbolic link at `path` itself is replaced, not followed;
+   * SymlinkInPathError for one on the way.
    */
   write(path: string, content: AsyncIterable<Uint8Array>, mtimeMs?: number): Promise<WrittenFile>;
-  /** Removes a file (no error when it is gone), then parent folders it left empty. */
+  /**
+   * Removes a file (no error when it is gone), then parent folders it left empty.
+   * SymlinkInPathError for a link on the way.
+   */
   remove(path: string): Promise<void>;
-  /** Renames a file, creating parent folders; fails if `to` exists. */
+  /**
+   * Renames a file, creating parent folders; fails if `to` exists. SymlinkInPathError for a
+   * link on the way to either path.
+   */
   rename(from: string, to: string): Promise<void>;
-  /** A file of the state folder, or null when missing. */
+  /** A file of the state folder, or null when missing. The state folder is never a link either. */
   readState(name: string): Promise<string | null>;
   /** Replaces a file of the state folder atomically and durably. */
   writeState(name: string, text: string): Promise<void>;

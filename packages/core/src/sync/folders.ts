@@ -1,0 +1,196 @@
+/**
+ * Folders beneath a local tree's root, reached without following a symbolic link at any level
+ * (the root itself is the caller's choice and may be one). LocalTree names every file through
+ * them, so a planted link (`link -> ~/.ssh`, or `a/b` with `b` a link) cannot take a write, a
+ * removal or a read outside the tree.
+ *
+ * Race-safety, the choice made: each folder is opened (O_DIRECTORY | O_NOFOLLOW) relative to
+ * the descriptor of the verified folder above it, and every operation names its target relative
+ * to the last descriptor; not "lstat the path, then use it". A check-then-use leaves a window in
+ * which any process that can write in the tree (an agent in a container whose folder the host
+ * syncs) swaps a checked folder for a link; a folder swapped after it was opened still receives
+ * the write itself, wherever it was moved, never the link's target. Node has no openat(2), but
+ * on Linux the kernel resolves `/proc/self/fd/<fd>/<name>` inside the folder that descriptor
+ * holds: openat under another name, usable by every fs call. Where that does not work (macOS,
+ * the BSDs: no /proc), each folder is lstat'ed on the way down and verified again after it is
+ * created; the window between that check and the use remains there (docs/sync.md says so).
+ *
+ * Folders are opened with synchronous calls: one open per level, microseconds on a local disk,
+ * and one code path for scans (which are synchronous on purpose, see LocalTree.list) and writes.
+ */
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { SymlinkInPathError } from './tree.js';
+
+/** A verified folder of the tree. */
+export interface Folder {
+  /** This folder for any fs call: `/proc/self/fd/<fd>`, or the checked path. */
+  readonly path: string;
+  /** The descriptor held open (handle mode), closed by Folders. */
+  readonly fd: number | null;
+}
+
+/** The entry `name` of `folder`, for any fs call; a link there is not followed by lstat, etc. */
+export function at(folder: Folder, name: string): string {
+  return `${folder.path}/${name}`;
+}
+
+const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+const PROC_FD = '/proc/self/fd';
+
+function codeOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | null)?.code;
+}
+
+function notADirectory(path: string): Error {
+  return Object.assign(new Error(`${path} is not a folder`), { code: 'ENOTDIR' });
+}
+
+let handlesWork: boolean | undefined;
+
+/** Whether `/proc/self/fd/<fd>/<name>` resolves inside the folder a descriptor holds (Linux). */
+export function folderHandlesWork(): boolean {
+  if (handlesWork === undefined) {
+    try {
+      const fd = openSync('/', constants.O_RDONLY | constants.O_DIRECTORY);
+      try {
+        handlesWork = statSync(`${PROC_FD}/${fd}/.`).ino === fstatSync(fd).ino;
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      handlesWork = false;
+    }
+  }
+  return handlesWork;
+}
+
+/** Opens the folders of one tree; see the module header. */
+export class Folders {
+  constructor(
+    private readonly root: string,
+    /** Descriptors through /proc/self/fd (race-free) or lstat checks (see the header). */
+    private readonly handles: boolean,
+  ) {}
+
+  /** The root (a link there is followed: the caller chose it). ENOENT when it is missing. */
+  openRoot(): Folder {
+    if (!this.handles) {
+      if (!statSync(this.root).isDirectory()) throw notADirectory(this.root);
+      return { path: this.root, fd: null };
+    }
+    const fd = openSync(this.root, constants.O_RDONLY | constants.O_DIRECTORY);
+    return { path: `${PROC_FD}/${fd}`, fd };
+  }
+
+  /**
+   * The folder `name` of `parent`; `rel` is its tree path, for errors. SymlinkInPathError when
+   * it is a link, ENOTDIR when it is something else but a folder, ENOENT when missing.
+   */
+  openChild(parent: Folder, name: string, rel: string): Folder {
+    const path = at(parent, name);
+    if (!this.handles) {
+      const st = lstatSync(path);
+      if (st.isSymbolicLink()) throw new SymlinkInPathError(rel);
+      if (!st.isDirectory()) throw notADirectory(rel);
+      return { path, fd: null };
+    }
+    try {
+      const fd = openSync(path, DIR_FLAGS);
+      return { path: `${PROC_FD}/${fd}`, fd };
+    } catch (error) {
+      // O_DIRECTORY | O_NOFOLLOW on a link fails with ENOTDIR on Linux (ELOOP elsewhere):
+      // lstat only tells which refusal to report, the open already refused.
+      const code = codeOf(error);
+      if ((code === 'ENOTDIR' || code === 'ELOOP') && isLink(path)) {
+        throw new SymlinkInPathError(rel);
+      }
+      throw error;
+    }
+  }
+
+  close(folder: Folder): void {
+    if (folder.fd !== null) closeSync(folder.fd);
+  }
+
+  /**
+   * The chain of folders from the root down to `parts` (root first), each opened without
+   * following a link. `create` makes missing folders (the root included), one level at a
+   * time, and opens each after making it, so a link planted meanwhile is refused too. Null
+   * when a folder is missing and `create` is false. Throws as `openChild`.
+   */
+  private open(parts: readonly string[], create: true): Folder[];
+  private open(parts: readonly string[], create: boolean): Folder[] | null;
+  private open(parts: readonly string[], create: boolean): Folder[] | null {
+    let root: Folder;
+    try {
+      root = this.openRoot();
+    } catch (error) {
+      if (codeOf(error) !== 'ENOENT') throw error;
+      if (!create) return null;
+      mkdirSync(this.root, { recursive: true });
+      root = this.openRoot();
+    }
+    const chain = [root];
+    try {
+      for (const [i, name] of parts.entries()) {
+        const parent = chain[i] as Folder;
+        const rel = parts.slice(0, i + 1).join('/');
+        try {
+          chain.push(this.openChild(parent, name, rel));
+        } catch (error) {
+          if (codeOf(error) !== 'ENOENT') throw error;
+          if (!create) {
+            this.closeAll(chain);
+            return null;
+          }
+          try {
+            mkdirSync(at(parent, name));
+          } catch (made) {
+            if (codeOf(made) !== 'EEXIST') throw made;
+          }
+          chain.push(this.openChild(parent, name, rel));
+        }
+      }
+      return chain;
+    } catch (error) {
+      this.closeAll(chain);
+      throw error;
+    }
+  }
+
+  private closeAll(chain: readonly Folder[]): void {
+    for (const folder of chain) this.close(folder);
+  }
+
+  private async using<T>(
+    chain: readonly Folder[],
+    work: (folder: Folder, chain: readonly Folder[]) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await work(chain[chain.length - 1] as Folder, chain);
+    } finally {
+      this.closeAll(chain);
+    }
+  }
+
+  /** Runs `work` in the existing folder `parts` (see `open`); null when a folder is missing. */
+  async find<T>(
+    parts: readonly string[],
+    work: (folder: Folder, chain: readonly Folder[]) => Promise<T>,
+  ): Promise<T | null> {
+    const chain = this.open(parts, false);
+    return chain === null ? null : this.using(chain, work);
+  }
+
+  /** Runs `work` in the folder `parts`, made if missing (see `open`). */
+  async make<T>(
+    parts: readonly string[],
+    work: (folder: Folder, chain: readonly Folder[]) => Promise<T>,
+  ): Promise<T> {
+    return this.using(this.open(parts, true), work);
+  }
+}
+
+function isLink(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+}

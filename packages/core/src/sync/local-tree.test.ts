@@ -1,0 +1,83 @@
+/** LocalTree and symbolic links: the tree contract in both modes, a swap mid-write, a linked root. */
+import { mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { catFile, openTemp, tempDir } from '../test-support/temp.js';
+import { LocalTree } from './local-tree.js';
+import { syncOnce } from './sync.js';
+import { runTreeSymlinkContract } from './tree.contract.js';
+import type { TreeEntry } from './tree.js';
+
+/** A local tree whose folder `a` is swapped for a link to `../outside` right after one scan. */
+class SwappedAfterScan extends LocalTree {
+  armed = false;
+
+  override async list(prune: (dir: string) => boolean): Promise<TreeEntry[]> {
+    const entries = await super.list(prune);
+    if (this.armed) {
+      this.armed = false;
+      await rename(join(this.root, 'a'), join(this.root, '../outside'));
+      await symlink('../outside', join(this.root, 'a'));
+    }
+    return entries;
+  }
+}
+
+runTreeSymlinkContract('LocalTree', (base) => new LocalTree(join(base, 'tree')));
+runTreeSymlinkContract(
+  'LocalTree checking each folder (the mode without /proc/self/fd)',
+  (base) => new LocalTree(join(base, 'tree'), { folderHandles: false }),
+);
+
+describe('LocalTree', () => {
+  it.runIf(process.platform === 'linux')(
+    'writes into the folder it verified even when that folder is swapped for a link mid-download',
+    async () => {
+      const base = await tempDir('tree-race-');
+      const root = join(base, 'tree');
+      await mkdir(join(root, 'a'), { recursive: true });
+      await mkdir(join(base, 'outside'));
+      async function* swapping(): AsyncGenerator<Uint8Array> {
+        yield Buffer.from('first half, ');
+        await rename(join(root, 'a'), join(base, 'a-moved'));
+        await symlink('../outside', join(root, 'a'));
+        yield Buffer.from('second half');
+      }
+      await new LocalTree(root).write('a/f.txt', swapping());
+      expect(await readdir(join(base, 'outside'))).toEqual([]);
+      expect(await readFile(join(base, 'a-moved/f.txt'), 'utf8')).toBe('first half, second half');
+    },
+  );
+
+  it('holds a path whose folder became a link after the scan, and reports it', async () => {
+    const { satchel } = await openTemp();
+    const base = await tempDir('tree-swap-');
+    await mkdir(join(base, 'tree/a'), { recursive: true });
+    await writeFile(join(base, 'tree/a/x.txt'), 'v1');
+    const tree = new SwappedAfterScan(join(base, 'tree'));
+    await syncOnce({ satchel, workspace: 'ws', tree });
+    await satchel.writeFile('ws', '/a/x.txt', 'v2 from the workspace');
+    tree.armed = true;
+    const report = await syncOnce({ satchel, workspace: 'ws', tree });
+    expect(await readFile(join(base, 'outside/x.txt'), 'utf8')).toBe('v1');
+    expect(report).toMatchObject({ downloaded: 0, deletedRemote: 0 });
+    expect(report.skipped).toEqual([
+      expect.objectContaining({ path: '/a/x.txt', reason: 'symlink' }),
+    ]);
+    expect((await catFile(satchel, '/a/x.txt')).toString()).toBe('v2 from the workspace');
+  });
+
+  it('syncs a tree whose root is itself a symbolic link (the caller chose it)', async () => {
+    const { satchel } = await openTemp();
+    const base = await tempDir('tree-root-link-');
+    await mkdir(join(base, 'real/d'), { recursive: true });
+    await writeFile(join(base, 'real/d/f.txt'), 'through the root link');
+    await symlink('real', join(base, 'root'));
+    const tree = new LocalTree(join(base, 'root'));
+    expect(await syncOnce({ satchel, workspace: 'ws', tree })).toMatchObject({ uploaded: 1 });
+    await satchel.writeFile('ws', '/d/g.txt', 'back');
+    expect(await syncOnce({ satchel, workspace: 'ws', tree })).toMatchObject({ downloaded: 1 });
+    expect(await readFile(join(base, 'real/d/g.txt'), 'utf8')).toBe('back');
+    expect((await catFile(satchel, '/d/f.txt')).toString()).toBe('through the root link');
+  });
+});
