@@ -17,7 +17,6 @@ import {
   utimes,
 } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { watch } from 'chokidar';
 import { at, type Folder, Folders, folderHandlesWork } from './folders.js';
 import {
   STATE_DIR,
@@ -305,6 +304,8 @@ export class LocalTree implements SyncTree {
 
   async watch(onChange: (paths: readonly string[]) => void): Promise<TreeWatcher> {
     const state = join(this.root, STATE_DIR);
+    // Loaded here: a program that syncs once (or never) does not pay for the watcher.
+    const { watch } = await import('chokidar');
     const watcher = watch(this.root, {
       ignoreInitial: true,
       followSymlinks: false,
