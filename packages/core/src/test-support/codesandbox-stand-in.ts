@@ -7,7 +7,18 @@
  */
 import { exec } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cp, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  cp,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { watch } from 'chokidar';
 import type { CsbBootupType, CsbClient, CsbSandbox, CsbSandboxes } from '../sandbox/codesandbox.js';
@@ -60,8 +71,14 @@ export class StandInFs implements CsbFileSystem {
     if (!overwrite && (await stat(this.abs(to)).catch(() => null))) throw new Error(`${to} exists`);
     await rename(this.abs(from), this.abs(to));
   }
+  /**
+   * Without `recursive`, a folder goes only when empty (POSIX remove(3)): what CodeSandboxTree
+   * assumes when it removes the folders a deleted file left empty. The SDK does not document it.
+   */
   async remove(path: string, recursive?: boolean) {
-    await rm(this.abs(path), { recursive: recursive ?? false });
+    const target = this.abs(path);
+    if (!recursive && (await lstat(target)).isDirectory()) await rmdir(target);
+    else await rm(target, { recursive: recursive ?? false });
   }
   async mkdir(path: string, recursive?: boolean) {
     await mkdir(this.abs(path), { recursive: recursive ?? false });
