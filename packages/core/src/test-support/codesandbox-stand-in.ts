@@ -137,6 +137,11 @@ export class StandInCommands implements Pick<CsbClient['commands'], 'run'> {
 
 const WORKSPACE_PATH = '/project/workspace';
 
+/** The SDK's error for an API answer 404: a plain Error, "Failed to <verb> VM <id>: Sandbox not found". */
+function notFound(verb: 'start' | 'hibernate' | 'shutdown', id: string): Error {
+  return new Error(`Failed to ${verb} VM ${id}: Sandbox not found`);
+}
+
 /** `sdk.sandboxes`: each sandbox a directory; `expireSnapshot` makes the next resume CLEAN with an empty tree. */
 export class StandInSandboxes implements CsbSandboxes {
   readonly calls: string[] = [];
@@ -173,7 +178,7 @@ export class StandInSandboxes implements CsbSandboxes {
   async resume(id: string): Promise<CsbSandbox> {
     this.calls.push(`resume ${id}`);
     const before = this.status.get(id);
-    if (before === undefined) throw new Error(`sandbox ${id} not found`);
+    if (before === undefined) throw notFound('start', id);
     this.status.set(id, 'running');
     const boot: CsbBootupType =
       before === 'running' ? 'RUNNING' : before === 'hibernated' ? 'RESUME' : 'CLEAN';
@@ -182,11 +187,13 @@ export class StandInSandboxes implements CsbSandboxes {
 
   async hibernate(id: string): Promise<void> {
     this.calls.push(`hibernate ${id}`);
+    if (!this.status.has(id)) throw notFound('hibernate', id);
     this.status.set(id, 'hibernated');
   }
 
   async shutdown(id: string): Promise<void> {
     this.calls.push(`shutdown ${id}`);
+    if (!this.status.has(id)) throw notFound('shutdown', id);
     this.status.set(id, 'shutdown');
   }
 
