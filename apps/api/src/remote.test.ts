@@ -1,51 +1,15 @@
 /**
  * RemoteSatchel (core's HTTP client) against a live `serve` on a real data directory: the
- * behaviour suite run for the engine and for the client, agreement with the engine behind the
- * server, and what only a client over a network has (failures, streaming, headers).
+ * Satchel contract run for the client over a real socket, agreement with the engine behind the
+ * server, and what only a client over a network has (failures, streaming, headers). The engine
+ * runs the contract in core (satchel.contract.test.ts); the client over `app.request` in
+ * remote-app-request.test.ts.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  openSatchel,
-  RemoteSatchel,
-  type Satchel,
-  type SatchelEngine,
-  SatchelError,
-} from '@satchel/core';
+import { RemoteSatchel, type Satchel, type SatchelEngine, SatchelError } from '@satchel/core';
+import { runSatchelContract, type SatchelFixture } from '@satchel/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, serve } from './serve.js';
-import { runSatchelBehaviour, type SatchelFixture } from './test-support/satchel-behaviour.js';
-
-interface Opened {
-  readonly engine: SatchelEngine;
-  readonly adminKey: string;
-  close(): Promise<void>;
-}
-
-async function openTemp(): Promise<Opened> {
-  const data = await mkdtemp(join(tmpdir(), 'satchel-remote-'));
-  const engine = await openSatchel({ data });
-  const adminKey = engine.createdAdminKey;
-  if (adminKey === null) throw new Error('a fresh data directory must create the admin key');
-  return {
-    engine,
-    adminKey,
-    close: async () => {
-      await engine.close();
-      await rm(data, { recursive: true, force: true });
-    },
-  };
-}
-
-async function localFixture(): Promise<SatchelFixture> {
-  const { engine, adminKey, close } = await openTemp();
-  return {
-    adminKey,
-    connect: async (key) => engine.as(await engine.authenticate(key)),
-    close,
-  };
-}
+import { openTempEngine, type TempEngine } from './test-support/temp-engine.js';
 
 /** Quiet: the faults a test provokes on purpose are not worth a stderr line. */
 function serveQuietly(engine: SatchelEngine): Promise<RunningServer> {
@@ -53,7 +17,7 @@ function serveQuietly(engine: SatchelEngine): Promise<RunningServer> {
 }
 
 async function remoteFixture(): Promise<SatchelFixture> {
-  const opened = await openTemp();
+  const opened = await openTempEngine();
   const server = await serveQuietly(opened.engine);
   return {
     adminKey: opened.adminKey,
@@ -65,18 +29,17 @@ async function remoteFixture(): Promise<SatchelFixture> {
   };
 }
 
-runSatchelBehaviour('Satchel behaviour: engine', localFixture);
-runSatchelBehaviour('Satchel behaviour: RemoteSatchel over HTTP', remoteFixture);
+runSatchelContract('RemoteSatchel over HTTP', remoteFixture);
 
 describe('RemoteSatchel', () => {
-  let opened: Opened;
+  let opened: TempEngine;
   let server: RunningServer;
   let remote: RemoteSatchel;
   /** The engine behind the server, acting as the same admin key as `remote`. */
   let direct: Satchel;
 
   beforeAll(async () => {
-    opened = await openTemp();
+    opened = await openTempEngine();
     server = await serveQuietly(opened.engine);
     remote = new RemoteSatchel({ url: server.url, token: opened.adminKey });
     direct = opened.engine.as(await opened.engine.authenticate(opened.adminKey));

@@ -78,6 +78,17 @@ function exitCodeOf(error: unknown): { exitCode: number; output: string } | null
   return { exitCode, output: typeof output === 'string' ? output : '' };
 }
 
+/**
+ * The SDK reports an API answer 404 as a plain Error whose message ends in ": Sandbox not found"
+ * (its `handleResponse`), with no status or code to test instead; that becomes NOT_FOUND.
+ */
+function asNotFound(error: unknown, id: string): unknown {
+  if (error instanceof Error && error.message.endsWith(': Sandbox not found')) {
+    return new SatchelError('NOT_FOUND', `sandbox ${id} not found`, { sandbox: id });
+  }
+  return error;
+}
+
 export interface CodeSandboxOptions {
   /** Template to fork when `create` names none. Default: the SDK's default template. */
   readonly template?: string;
@@ -141,7 +152,9 @@ export class CodeSandboxProvider implements SandboxProvider {
   }
 
   async resume(id: string): Promise<SandboxHandle> {
-    const sandbox = await this.sandboxes.resume(id);
+    const sandbox = await this.sandboxes.resume(id).catch((error: unknown) => {
+      throw asNotFound(error, id);
+    });
     return this.open(sandbox, BOOT[sandbox.bootupType] ?? 'clean');
   }
 
@@ -153,12 +166,16 @@ export class CodeSandboxProvider implements SandboxProvider {
 
   async hibernate(id: string): Promise<void> {
     await this.disconnect(id);
-    await this.sandboxes.hibernate(id);
+    await this.sandboxes.hibernate(id).catch((error: unknown) => {
+      throw asNotFound(error, id);
+    });
   }
 
   async shutdown(id: string): Promise<void> {
     await this.disconnect(id);
-    await this.sandboxes.shutdown(id);
+    await this.sandboxes.shutdown(id).catch((error: unknown) => {
+      throw asNotFound(error, id);
+    });
   }
 }
 

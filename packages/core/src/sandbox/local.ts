@@ -31,7 +31,10 @@ export function checkSandboxId(id: string): string {
   return id;
 }
 
-/** Runs argv in `cwd`, streaming its output; resolves with the exit code (127: not started). */
+/**
+ * Runs argv in `cwd`, streaming its output; resolves with the exit code (127: not started),
+ * rejects with INVALID_INPUT for an empty argv.
+ */
 export function runProcess(
   command: readonly string[],
   cwd: string,
@@ -39,7 +42,10 @@ export function runProcess(
 ): Promise<ExecResult> {
   const [file, ...args] = command;
   if (file === undefined) {
-    throw new SatchelError('INVALID_INPUT', 'no command to run', { field: 'command' });
+    // Rejected, not thrown: callers of a promise-returning exec handle failures in one place.
+    return Promise.reject(
+      new SatchelError('INVALID_INPUT', 'no command to run', { field: 'command' }),
+    );
   }
   return new Promise((resolve) => {
     const child = spawn(file, args, {

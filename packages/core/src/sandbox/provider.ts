@@ -46,9 +46,9 @@ export interface SandboxProvider {
   create(options?: CreateSandbox): Promise<SandboxHandle>;
   /** NOT_FOUND for an unknown sandbox. */
   resume(id: string): Promise<SandboxHandle>;
-  /** Suspends the sandbox; its files are kept. */
+  /** Suspends the sandbox; its files are kept. NOT_FOUND for an unknown sandbox. */
   hibernate(id: string): Promise<void>;
-  /** Stops the sandbox; the next resume boots `clean`. */
+  /** Stops the sandbox; the next resume boots `clean`. NOT_FOUND for an unknown sandbox. */
   shutdown(id: string): Promise<void>;
   /** Empties the sandbox's working tree, as a clean boot after a lost snapshot would. */
   reset?(id: string): Promise<void>;

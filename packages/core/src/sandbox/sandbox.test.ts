@@ -6,11 +6,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runTreeSymlinkContract } from '../sync/tree.contract.js';
-import { StandInFs, StandInSandboxes } from '../test-support/codesandbox-stand-in.js';
+import { StandInSandboxes } from '../test-support/codesandbox-stand-in.js';
 import { catFile, openTemp, tempDir } from '../test-support/temp.js';
 import { CodeSandboxProvider } from './codesandbox.js';
-import { CodeSandboxTree } from './codesandbox-tree.js';
 import { LocalSandboxProvider } from './local.js';
 import type { SandboxProvider } from './provider.js';
 import { runInSandbox } from './run.js';
@@ -131,9 +129,3 @@ describe('codesandbox provider (against a local stand-in of @codesandbox/sdk)', 
     expect((await catFile(satchel, '/copy.txt')).toString()).toBe('from the VM\n');
   });
 });
-
-// The stand-in's VM root is `base`, so the tree `/tree` is `<base>/tree` on this machine.
-runTreeSymlinkContract(
-  'CodeSandboxTree (stand-in fs)',
-  (base) => new CodeSandboxTree(new StandInFs(base), '/tree', 'sbx-links'),
-);

@@ -1,12 +1,16 @@
-/** LocalTree and symbolic links: the tree contract in both modes, a swap mid-write, a linked root. */
+/**
+ * LocalTree: the SyncTree contract, the symbolic-link contract in both modes, a swap mid-write,
+ * a linked root.
+ */
 import { mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catFile, openTemp, tempDir } from '../test-support/temp.js';
 import { LocalTree } from './local-tree.js';
 import { syncOnce } from './sync.js';
-import { runTreeSymlinkContract } from './tree.contract.js';
+import { runSyncTreeContract } from './tree.contract.js';
 import type { TreeEntry } from './tree.js';
+import { runTreeSymlinkContract } from './tree-symlinks.contract.js';
 
 /** A local tree whose folder `a` is swapped for a link to `../outside` right after one scan. */
 class SwappedAfterScan extends LocalTree {
@@ -22,6 +26,21 @@ class SwappedAfterScan extends LocalTree {
     return entries;
   }
 }
+
+runSyncTreeContract('LocalTree', async () => {
+  const root = await tempDir('satchel-tree-');
+  return {
+    tree: new LocalTree(root),
+    absent: new LocalTree(join(root, 'not-there')),
+    symlink: (target, path) => symlink(target, join(root, path)),
+    mkdir: async (path) => {
+      await mkdir(join(root, path), { recursive: true });
+    },
+    setsMtime: true,
+    // tempDir removes the directory after each test.
+    cleanup: async () => undefined,
+  };
+});
 
 runTreeSymlinkContract('LocalTree', (base) => new LocalTree(join(base, 'tree')));
 runTreeSymlinkContract(

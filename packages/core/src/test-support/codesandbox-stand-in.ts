@@ -7,7 +7,18 @@
  */
 import { exec } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cp, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  cp,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { watch } from 'chokidar';
 import type { CsbBootupType, CsbClient, CsbSandbox, CsbSandboxes } from '../sandbox/codesandbox.js';
@@ -60,8 +71,14 @@ export class StandInFs implements CsbFileSystem {
     if (!overwrite && (await stat(this.abs(to)).catch(() => null))) throw new Error(`${to} exists`);
     await rename(this.abs(from), this.abs(to));
   }
+  /**
+   * Without `recursive`, a folder goes only when empty (POSIX remove(3)): what CodeSandboxTree
+   * assumes when it removes the folders a deleted file left empty. The SDK does not document it.
+   */
   async remove(path: string, recursive?: boolean) {
-    await rm(this.abs(path), { recursive: recursive ?? false });
+    const target = this.abs(path);
+    if (!recursive && (await lstat(target)).isDirectory()) await rmdir(target);
+    else await rm(target, { recursive: recursive ?? false });
   }
   async mkdir(path: string, recursive?: boolean) {
     await mkdir(this.abs(path), { recursive: recursive ?? false });
@@ -120,6 +137,11 @@ export class StandInCommands implements Pick<CsbClient['commands'], 'run'> {
 
 const WORKSPACE_PATH = '/project/workspace';
 
+/** The SDK's error for an API answer 404: a plain Error, "Failed to <verb> VM <id>: Sandbox not found". */
+function notFound(verb: 'start' | 'hibernate' | 'shutdown', id: string): Error {
+  return new Error(`Failed to ${verb} VM ${id}: Sandbox not found`);
+}
+
 /** `sdk.sandboxes`: each sandbox a directory; `expireSnapshot` makes the next resume CLEAN with an empty tree. */
 export class StandInSandboxes implements CsbSandboxes {
   readonly calls: string[] = [];
@@ -156,7 +178,7 @@ export class StandInSandboxes implements CsbSandboxes {
   async resume(id: string): Promise<CsbSandbox> {
     this.calls.push(`resume ${id}`);
     const before = this.status.get(id);
-    if (before === undefined) throw new Error(`sandbox ${id} not found`);
+    if (before === undefined) throw notFound('start', id);
     this.status.set(id, 'running');
     const boot: CsbBootupType =
       before === 'running' ? 'RUNNING' : before === 'hibernated' ? 'RESUME' : 'CLEAN';
@@ -165,11 +187,13 @@ export class StandInSandboxes implements CsbSandboxes {
 
   async hibernate(id: string): Promise<void> {
     this.calls.push(`hibernate ${id}`);
+    if (!this.status.has(id)) throw notFound('hibernate', id);
     this.status.set(id, 'hibernated');
   }
 
   async shutdown(id: string): Promise<void> {
     this.calls.push(`shutdown ${id}`);
+    if (!this.status.has(id)) throw notFound('shutdown', id);
     this.status.set(id, 'shutdown');
   }
 

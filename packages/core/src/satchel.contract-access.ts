@@ -1,9 +1,9 @@
 /**
- * The second half of the Satchel behaviour suite (satchel-behaviour.ts): locks, principals,
+ * The second half of the Satchel contract (satchel.contract.ts): locks, principals,
  * keys, members, transfers, the audit log, the change feed, and refusals by role and key.
  */
 import { expect, it } from 'vitest';
-import type { World } from './satchel-behaviour.js';
+import type { World } from './satchel.contract.js';
 
 export function accessBehaviour(w: () => World): void {
   it('locks: others get LOCKED naming the holder; the token fences writes', async () => {

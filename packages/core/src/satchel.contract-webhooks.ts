@@ -1,9 +1,9 @@
 /**
- * The webhook part of the Satchel behaviour suite (run from satchel-behaviour.ts): the same
+ * The webhook part of the Satchel contract (run from satchel.contract.ts): the same
  * subscriptions, results and refusals from the engine and from RemoteSatchel.
  */
 import { expect, it } from 'vitest';
-import type { World } from './satchel-behaviour.js';
+import type { World } from './satchel.contract.js';
 
 // A public address: accepted without an allow-list; nothing is sent to it (no dispatcher runs).
 const PUBLIC = 'https://93.184.215.14/satchel';

@@ -1,6 +1,6 @@
-/** The batch, tree and history part of the Satchel behaviour suite (run from satchel-behaviour.ts). */
+/** The batch, tree and history part of the Satchel contract (run from satchel.contract.ts). */
 import { expect, it } from 'vitest';
-import { bytesOf, sha256, type World } from './satchel-behaviour.js';
+import { bytesOf, sha256, type World } from './satchel.contract.js';
 
 export function treeBehaviour(w: () => World): void {
   it('writes batches atomically, text and bytes, fenced by locks', async () => {

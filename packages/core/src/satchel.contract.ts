@@ -1,16 +1,19 @@
 /**
- * The behaviour every implementation of the Satchel interface must show, run once per
- * implementation (the engine, RemoteSatchel over a live server): the same calls give the same
- * results and fail with the same codes, messages and data. Files, the tree and history are here;
- * locks, access, audit, the change feed and refusals are in satchel-behaviour-access.ts.
+ * The Satchel contract: the behaviour every implementation of the Satchel interface must show,
+ * run once per implementation (the engine here in core; RemoteSatchel over `app.request` and
+ * over a live server in apps/api, through `@satchel/core/testing`): the same calls give the
+ * same results and fail with the same codes, messages and data. Workspaces and files are here;
+ * batches, the tree and history in satchel.contract-tree.ts; locks, access, audit, the change
+ * feed and refusals in satchel.contract-access.ts; webhooks in satchel.contract-webhooks.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { type Satchel, SatchelError } from '@satchel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessBehaviour } from './satchel-behaviour-access.js';
-import { treeBehaviour } from './satchel-behaviour-tree.js';
-import { webhookBehaviour } from './satchel-behaviour-webhooks.js';
+import { SatchelError } from './errors.js';
+import { accessBehaviour } from './satchel.contract-access.js';
+import { treeBehaviour } from './satchel.contract-tree.js';
+import { webhookBehaviour } from './satchel.contract-webhooks.js';
+import type { Satchel } from './satchel.js';
 
 /** One implementation on a fresh data directory, reached through API keys. */
 export interface SatchelFixture {
@@ -64,11 +67,12 @@ function generated(block: Buffer, size: number): Readable {
 }
 
 /**
- * Registers the suite as `describe(name)`. `make` opens the implementation on a fresh data
- * directory (once for the suite; every test works in workspaces of its own).
+ * Registers the suite as `describe("Satchel contract: <name>")`. `make` opens the
+ * implementation on a fresh data directory (once for the suite; every test works in workspaces
+ * of its own), so a second backend or client only adds a test file that calls this.
  */
-export function runSatchelBehaviour(name: string, make: () => Promise<SatchelFixture>): void {
-  describe(name, () => {
+export function runSatchelContract(name: string, make: () => Promise<SatchelFixture>): void {
+  describe(`Satchel contract: ${name}`, () => {
     let world: World;
     let fixture: SatchelFixture | undefined;
     const w = (): World => world;

@@ -1,0 +1,11 @@
+/** The SandboxProvider contract on the codesandbox provider, over a local stand-in of the SDK. */
+import { StandInSandboxes } from '../test-support/codesandbox-stand-in.js';
+import { tempDir } from '../test-support/temp.js';
+import { CodeSandboxProvider } from './codesandbox.js';
+import { runSandboxProviderContract } from './provider.contract.js';
+
+runSandboxProviderContract('codesandbox (stand-in SDK)', async () => ({
+  provider: new CodeSandboxProvider(new StandInSandboxes(await tempDir('satchel-csb-'))),
+  // tempDir removes the directory after each test.
+  cleanup: async () => undefined,
+}));
