@@ -1,11 +1,19 @@
 /**
- * What a tool is (metadata, schemas, annotations, a handler) and what every handler gets: the
- * Satchel, the limits, the default workspace and path checks. `registerTools` turns definitions
- * into SDK tools, mapping every failure to an `isError` result (errors.ts).
+ * What a tool is (metadata, the operation it calls, schemas, hints, a handler) and what every
+ * handler gets: the Satchel, the limits, the default workspace and path checks. `defineTool` turns
+ * a definition into an SDK tool, mapping every failure to an `isError` result (errors.ts).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ContentBlock, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { type CallOptions, normalizePath, type Satchel, SatchelError } from '@satchel/core';
+import {
+  type CallOptions,
+  normalizePath,
+  OPERATIONS,
+  type OperationName,
+  type Operations,
+  type Satchel,
+  SatchelError,
+} from '@satchel/core';
 import { z } from 'zod';
 import { toolError } from './errors.js';
 
@@ -33,12 +41,62 @@ export interface Annotations extends ToolAnnotations {
   readonly openWorldHint: false;
 }
 
-export const READ: Annotations = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-};
+/** What a client may assume of a tool that changes something (a read is neither). */
+export interface WriteHints {
+  /** It may replace or delete what is there (an older version stays in the history). */
+  readonly destructive: boolean;
+  /** Calling it again with the same arguments changes nothing more. */
+  readonly idempotent: boolean;
+}
+
+/** Annotations of a tool: read-only exactly when its operation mutates nothing. */
+function annotationsOf(tool: string, mutates: boolean, hints: WriteHints | undefined): Annotations {
+  // Both mistakes would mislabel a tool to every client: refuse them when the module loads.
+  if (mutates !== (hints !== undefined)) {
+    throw new Error(`tool ${tool}: hints are declared for tools that write, and only for them`);
+  }
+  return {
+    readOnlyHint: !mutates,
+    destructiveHint: hints?.destructive ?? false,
+    idempotentHint: hints?.idempotent ?? true,
+    openWorldHint: false,
+  };
+}
+
+// A tool argument that is an operation's own takes its schema from the table, here; a tool may
+// narrow it (a smaller limit, an agent-facing description), never widen it. These throw only for
+// a name the table lacks, which the types already refuse.
+
+type ArgName<K extends OperationName> = Operations[K]['args'][number][0];
+type ArgSchema<K extends OperationName, N> = Extract<
+  Operations[K]['args'][number],
+  readonly [N, z.ZodType]
+>[1];
+
+/** The schema of operation `op`'s positional argument `name`. */
+export function argOf<K extends OperationName, N extends ArgName<K>>(
+  op: K,
+  name: N,
+): ArgSchema<K, N> {
+  const args: readonly (readonly [string, z.ZodType])[] = OPERATIONS[op].args;
+  const found = args.find(([n]) => n === name);
+  if (found === undefined) throw new Error(`operation ${op} has no argument ${name}`);
+  return found[1] as ArgSchema<K, N>;
+}
+
+/** The options object of operation `op`; pick the fields the tool exposes (never `session`). */
+export function optionsOf<K extends OperationName>(op: K): NonNullable<Operations[K]['options']> {
+  const options = OPERATIONS[op].options;
+  if (options === undefined) throw new Error(`operation ${op} takes no options`);
+  return options as NonNullable<Operations[K]['options']>;
+}
+
+/** The result schema of operation `op`. */
+export function resultOf<K extends OperationName>(op: K): NonNullable<Operations[K]['result']> {
+  const result = OPERATIONS[op].result;
+  if (result === undefined) throw new Error(`operation ${op} returns nothing`);
+  return result as NonNullable<Operations[K]['result']>;
+}
 
 export interface ToolOutput<S> {
   readonly structured: S;
@@ -54,25 +112,33 @@ export interface ToolDefinition<I extends Shape, O extends Shape> {
   readonly name: string;
   readonly title: string;
   readonly description: string;
+  /**
+   * The operation the tool calls (the main one, for tools that call several): whether the tool
+   * writes — and so its readOnlyHint, and whether a read-only key sees it — is whether that
+   * operation mutates.
+   */
+  readonly operation: OperationName;
+  /** Required for tools whose operation mutates, refused for the others. */
+  readonly hints?: WriteHints;
   readonly input: I;
   readonly output: O;
-  readonly annotations: Annotations;
-  /** Changes something: such tools are not registered at all for a read-only key. */
-  readonly writes: boolean;
   run(args: Args<I>, ctx: ToolContext): Promise<ToolOutput<Args<O>>>;
 }
 
 /** A definition with its types erased, for lists of tools. */
 export interface AnyTool {
   readonly name: string;
+  /** Changes something: such tools are not registered at all for a read-only key. */
   readonly writes: boolean;
   register(server: McpServer, ctx: ToolContext): void;
 }
 
 export function defineTool<I extends Shape, O extends Shape>(def: ToolDefinition<I, O>): AnyTool {
+  const writes = OPERATIONS[def.operation].mutates;
+  const annotations = annotationsOf(def.name, writes, def.hints);
   return {
     name: def.name,
-    writes: def.writes,
+    writes,
     register(server, ctx) {
       server.registerTool(
         def.name,
@@ -81,7 +147,7 @@ export function defineTool<I extends Shape, O extends Shape>(def: ToolDefinition
           description: def.description,
           inputSchema: z.object(def.input),
           outputSchema: z.object(def.output),
-          annotations: def.annotations,
+          annotations,
         },
         async (args: unknown) => {
           try {

@@ -19,14 +19,17 @@ import { ThemeContext } from './theme.js';
 import { useKeys } from './use-keys.js';
 import { WorkspacesScreen } from './workspaces/workspaces-screen.js';
 
+type TabScreen = 'locks' | 'activity' | 'audit' | 'search';
+
 export type Route =
   | { readonly screen: 'workspaces' }
   | { readonly screen: 'files'; readonly workspace: string; readonly reveal?: Reveal }
   | { readonly screen: 'history'; readonly workspace: string; readonly path: string }
-  | {
-      readonly screen: 'locks' | 'activity' | 'audit' | 'search';
-      readonly workspace: string;
-    };
+  // One member per tab screen, so that a screen's name picks its route.
+  | { readonly [S in TabScreen]: { readonly screen: S; readonly workspace: string } }[TabScreen];
+
+type ScreenName = Route['screen'];
+type RouteTo<S extends ScreenName> = Extract<Route, { readonly screen: S }>;
 
 export interface AppProps {
   readonly satchel: Satchel;
@@ -49,6 +52,65 @@ const TABS = [
   ['4', 'audit', 'Audit'],
   ['/', 'search', 'Search'],
 ] as const;
+
+/** What the root gives every screen: the props they all take, and the way to another route. */
+interface Nav {
+  readonly shared: { readonly satchel: Satchel; readonly active: boolean; readonly height: number };
+  readonly width: number;
+  readonly go: (route: Route) => void;
+  readonly app: AppProps;
+}
+
+/** The props of a tab screen: the shared ones, its workspace, and Esc back to the files. */
+function tabProps(route: { readonly workspace: string }, { shared, go }: Nav) {
+  const { workspace } = route;
+  return { ...shared, workspace, onBack: () => go({ screen: 'files', workspace }) };
+}
+
+/** Each screen by name: its component, given the shared props and those only it takes. */
+const SCREENS: { readonly [S in ScreenName]: (route: RouteTo<S>, nav: Nav) => ReactNode } = {
+  workspaces: (_, { shared, go }) => (
+    <WorkspacesScreen {...shared} onOpen={(workspace) => go({ screen: 'files', workspace })} />
+  ),
+  files: ({ workspace, reveal }, { shared, go, width }) => (
+    <BrowserScreen
+      key={`${workspace}:${reveal?.path ?? ''}:${reveal?.line ?? ''}`}
+      {...shared}
+      workspace={workspace}
+      width={width}
+      reveal={reveal}
+      onBack={() => go({ screen: 'workspaces' })}
+      onHistory={(path) => go({ screen: 'history', workspace, path })}
+    />
+  ),
+  history: ({ workspace, path }, { shared, go }) => (
+    <HistoryScreen
+      {...shared}
+      workspace={workspace}
+      path={path}
+      onBack={() => go({ screen: 'files', workspace, reveal: { path } })}
+    />
+  ),
+  locks: (route, nav) => <LocksScreen {...tabProps(route, nav)} pollMs={nav.app.lockPollMs} />,
+  activity: (route, nav) => (
+    <ActivityScreen {...tabProps(route, nav)} waitSeconds={nav.app.changeWaitSeconds} />
+  ),
+  audit: (route, nav) => <AuditScreen {...tabProps(route, nav)} />,
+  search: (route, nav) => (
+    <SearchScreen
+      {...tabProps(route, nav)}
+      onOpen={(path, line) =>
+        nav.go({ screen: 'files', workspace: route.workspace, reveal: { path, line } })
+      }
+    />
+  ),
+};
+
+/** The screen `route` names, rendered by its entry in SCREENS. */
+function renderScreen<S extends ScreenName>(route: RouteTo<S>, nav: Nav): ReactNode {
+  const render: (route: RouteTo<S>, nav: Nav) => ReactNode = SCREENS[route.screen];
+  return render(route, nav);
+}
 
 function Header({ route, where }: { readonly route: Route; readonly where?: string }) {
   const ws = route.screen === 'workspaces' ? null : route.workspace;
@@ -104,99 +166,12 @@ export function App(props: AppProps) {
   // One row for the header; one spare so Ink never fills the screen (it would clear it and
   // redraw everything on each frame, which flickers).
   const height = Math.max(4, rows - 2);
-  const active = !help;
-  const files = (workspace: string) => setRoute({ screen: 'files', workspace });
-  let body: ReactNode;
-  switch (route.screen) {
-    case 'workspaces':
-      body = (
-        <WorkspacesScreen
-          satchel={satchel}
-          active={active}
-          height={height}
-          onOpen={(workspace) => files(workspace)}
-        />
-      );
-      break;
-    case 'files':
-      body = (
-        <BrowserScreen
-          key={`${route.workspace}:${route.reveal?.path ?? ''}:${route.reveal?.line ?? ''}`}
-          satchel={satchel}
-          workspace={route.workspace}
-          active={active}
-          height={height}
-          width={columns}
-          reveal={route.reveal}
-          onBack={() => setRoute({ screen: 'workspaces' })}
-          onHistory={(path) => setRoute({ screen: 'history', workspace: route.workspace, path })}
-        />
-      );
-      break;
-    case 'history':
-      body = (
-        <HistoryScreen
-          satchel={satchel}
-          workspace={route.workspace}
-          path={route.path}
-          active={active}
-          height={height}
-          onBack={() =>
-            setRoute({ screen: 'files', workspace: route.workspace, reveal: { path: route.path } })
-          }
-        />
-      );
-      break;
-    case 'locks':
-      body = (
-        <LocksScreen
-          satchel={satchel}
-          workspace={route.workspace}
-          active={active}
-          height={height}
-          pollMs={props.lockPollMs}
-          onBack={() => files(route.workspace)}
-        />
-      );
-      break;
-    case 'activity':
-      body = (
-        <ActivityScreen
-          satchel={satchel}
-          workspace={route.workspace}
-          active={active}
-          height={height}
-          waitSeconds={props.changeWaitSeconds}
-          onBack={() => files(route.workspace)}
-        />
-      );
-      break;
-    case 'audit':
-      body = (
-        <AuditScreen
-          satchel={satchel}
-          workspace={route.workspace}
-          active={active}
-          height={height}
-          onBack={() => files(route.workspace)}
-        />
-      );
-      break;
-    case 'search':
-      body = (
-        <SearchScreen
-          satchel={satchel}
-          workspace={route.workspace}
-          active={active}
-          height={height}
-          onOpen={(path, line) =>
-            setRoute({ screen: 'files', workspace: route.workspace, reveal: { path, line } })
-          }
-          onBack={() => files(route.workspace)}
-        />
-      );
-      break;
-  }
+  const body = renderScreen(route, {
+    shared: { satchel, active: !help, height },
+    width: columns,
+    go: setRoute,
+    app: props,
+  });
 
   return (
     <ThemeContext.Provider value={{ color: props.color !== false }}>

@@ -1,26 +1,24 @@
 /** Writing tools: write_file, append_file, edit_file, delete_file. */
 
 import { SatchelError } from '@satchel/core';
-import {
-  EditOptionsSchema,
-  EditSchema,
-  FileInfoSchema,
-  LockTokenSchema,
-  RemoveOptionsSchema,
-  RemoveResultSchema,
-  WriteOptionsSchema,
-} from '@satchel/core/schemas';
 import { z } from 'zod';
-import { type AnyTool, checkPath, defineTool, PathArg, WorkspaceArg } from '../tool.js';
+import {
+  type AnyTool,
+  argOf,
+  checkPath,
+  defineTool,
+  optionsOf,
+  PathArg,
+  resultOf,
+  WorkspaceArg,
+} from '../tool.js';
 
 const EncodingArg = z
   .enum(['utf8', 'base64'])
   .optional()
   .describe('utf8 (default) for text; base64 for binary content');
-const IfMatchArg = WriteOptionsSchema.shape.ifMatch.describe(
-  'write only if the current version is this one (from a read or get_file_info); PRECONDITION_FAILED if the file changed meanwhile',
-);
-const LockTokenArg = LockTokenSchema.optional();
+const IF_MATCH =
+  'write only if the current version is this one (from a read or get_file_info); PRECONDITION_FAILED if the file changed meanwhile';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
@@ -42,22 +40,17 @@ const writeFile = defineTool({
     'To change part of a text file prefer edit_file; to add to the end use append_file. ' +
     "Pass ifMatch with the version you read to avoid overwriting someone else's change, and lockToken if you hold a lock (lock_file). " +
     'Binary content: encoding "base64". Returns the new version.',
+  operation: 'writeFile',
+  hints: { destructive: true, idempotent: true },
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
     content: z.string().describe('the full new content'),
     encoding: EncodingArg,
-    ifMatch: IfMatchArg,
-    lockToken: LockTokenArg,
+    ifMatch: optionsOf('writeFile').shape.ifMatch.describe(IF_MATCH),
+    lockToken: optionsOf('writeFile').shape.lockToken,
   },
-  output: FileInfoSchema.shape,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-  writes: true,
+  output: resultOf('writeFile').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const path = checkPath(args.path);
@@ -79,21 +72,16 @@ const appendFile = defineTool({
   description:
     'Add content to the end of a file, creating it if missing: the way to grow logs and notes without reading and rewriting them. ' +
     'Appends from several agents never overwrite each other. Returns the new version.',
+  operation: 'appendFile',
+  hints: { destructive: false, idempotent: false },
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
     content: z.string().describe('what to add (include the trailing newline if you want one)'),
     encoding: EncodingArg,
-    lockToken: LockTokenArg,
+    lockToken: optionsOf('appendFile').shape.lockToken,
   },
-  output: FileInfoSchema.shape,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
-  writes: true,
+  output: resultOf('appendFile').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const path = checkPath(args.path);
@@ -110,6 +98,8 @@ const appendFile = defineTool({
   },
 });
 
+const edit = optionsOf('editFile').shape;
+
 const editFile = defineTool({
   name: 'edit_file',
   title: 'Edit file',
@@ -118,27 +108,18 @@ const editFile = defineTool({
     'Returns a unified diff of the change; dryRun previews it without writing. ' +
     'When oldText matches nothing or several places, nothing is written and the error shows the nearest lines (or all matches) so you can fix oldText. ' +
     'Without ifMatch a concurrent change is merged by re-applying the edits to the newest version; with ifMatch the edit fails instead.',
+  operation: 'editFile',
+  hints: { destructive: true, idempotent: false },
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    edits: z.array(EditSchema).min(1).max(100).describe('replacements, applied in order'),
-    dryRun: EditOptionsSchema.shape.dryRun.describe('preview the diff, write nothing'),
-    ifMatch: IfMatchArg,
-    lockToken: LockTokenArg,
+    // Fewer than the engine takes (1000): an agent's edit list travels in one tool call.
+    edits: argOf('editFile', 'edits').max(100).describe('replacements, applied in order'),
+    dryRun: edit.dryRun.describe('preview the diff, write nothing'),
+    ifMatch: edit.ifMatch.describe(IF_MATCH),
+    lockToken: edit.lockToken,
   },
-  output: {
-    diff: z.string(),
-    replacements: z.number().int(),
-    dryRun: z.boolean(),
-    info: FileInfoSchema,
-  },
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
-  writes: true,
+  output: resultOf('editFile').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const result = await ctx.satchel.editFile(ws, checkPath(args.path), args.edits, {
@@ -154,29 +135,24 @@ const editFile = defineTool({
   },
 });
 
+const remove = optionsOf('remove').shape;
+
 const deleteFile = defineTool({
   name: 'delete_file',
   title: 'Delete file',
   description:
     'Delete a file, or a directory (recursive: true when it is not empty). The history stays: a deleted file can be brought back with restore_version. ' +
     'Pass ifMatch to delete only the version you know about.',
+  operation: 'remove',
+  hints: { destructive: true, idempotent: true },
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    recursive: RemoveOptionsSchema.shape.recursive,
-    ifMatch: RemoveOptionsSchema.shape.ifMatch.describe(
-      'delete only if the current version is this one',
-    ),
-    lockToken: LockTokenArg,
+    recursive: remove.recursive,
+    ifMatch: remove.ifMatch.describe('delete only if the current version is this one'),
+    lockToken: remove.lockToken,
   },
-  output: RemoveResultSchema.shape,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-  writes: true,
+  output: resultOf('remove').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const path = checkPath(args.path);

@@ -1,18 +1,17 @@
 /** History: list_versions, diff_versions, restore_version, get_changes. */
-import {
-  ChangeEventSchema,
-  CursorSchema,
-  DiffResultSchema,
-  FileInfoSchema,
-  LimitSchema,
-  ListChangesOptionsSchema,
-  LockTokenSchema,
-  SeqSchema,
-  VersionSchema,
-  WriteOptionsSchema,
-} from '@satchel/core/schemas';
 import { z } from 'zod';
-import { type AnyTool, checkPath, defineTool, PathArg, READ, WorkspaceArg } from '../tool.js';
+import {
+  type AnyTool,
+  argOf,
+  checkPath,
+  defineTool,
+  optionsOf,
+  PathArg,
+  resultOf,
+  WorkspaceArg,
+} from '../tool.js';
+
+const VersionPage = resultOf('listVersions').shape;
 
 const listVersions = defineTool({
   name: 'list_versions',
@@ -20,15 +19,9 @@ const listVersions = defineTool({
   description:
     'The versions of a file, newest first (a page of up to 100 by default, with nextCursor): who wrote each, when, its size and hash, and deletions. ' +
     'Follows the file back across moves. Read an old version with read_text_file version=N, compare with diff_versions, bring one back with restore_version.',
-  input: {
-    workspace: WorkspaceArg,
-    path: PathArg,
-    cursor: CursorSchema.optional(),
-    limit: LimitSchema.optional(),
-  },
-  output: { path: z.string(), versions: z.array(VersionSchema), nextCursor: z.string().nullable() },
-  annotations: READ,
-  writes: false,
+  operation: 'listVersions',
+  input: { workspace: WorkspaceArg, path: PathArg, ...optionsOf('listVersions').shape },
+  output: { path: z.string(), versions: VersionPage.items, nextCursor: VersionPage.nextCursor },
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const path = checkPath(args.path);
@@ -48,21 +41,22 @@ const listVersions = defineTool({
   },
 });
 
+const diff = optionsOf('diff').shape;
+
 const diffVersions = defineTool({
   name: 'diff_versions',
   title: 'Diff versions',
   description:
     'Unified diff between two versions of a file: from (default: the version before to) and to (default: the newest). ' +
     "The diff is cut at the server's read limit (truncated: true).",
+  operation: 'diff',
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    from: SeqSchema.optional().describe('older version (default: the one before `to`)'),
-    to: SeqSchema.optional().describe('newer version (default: the head)'),
+    from: diff.from.describe('older version (default: the one before `to`)'),
+    to: diff.to.describe('newer version (default: the head)'),
   },
-  output: { ...DiffResultSchema.shape, truncated: z.boolean() },
-  annotations: READ,
-  writes: false,
+  output: { ...resultOf('diff').shape, truncated: z.boolean() },
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const result = await ctx.satchel.diff(ws, checkPath(args.path), {
@@ -88,28 +82,23 @@ const diffVersions = defineTool({
   },
 });
 
+const restore = optionsOf('restore').shape;
+
 const restoreVersion = defineTool({
   name: 'restore_version',
   title: 'Restore version',
   description:
     'Make an old version (from list_versions) the current content again, as a new version: nothing is lost, the versions in between stay in the history. Also undeletes a deleted file.',
+  operation: 'restore',
+  hints: { destructive: true, idempotent: true },
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    version: SeqSchema.describe('the version (seq) to bring back'),
-    ifMatch: WriteOptionsSchema.shape.ifMatch.describe(
-      'restore only if the current version is this one',
-    ),
-    lockToken: LockTokenSchema.optional(),
+    version: argOf('restore', 'seq').describe('the version (seq) to bring back'),
+    ifMatch: restore.ifMatch.describe('restore only if the current version is this one'),
+    lockToken: restore.lockToken,
   },
-  output: FileInfoSchema.shape,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-  writes: true,
+  output: resultOf('restore').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const info = await ctx.satchel.restore(ws, checkPath(args.path), args.version, {
@@ -124,7 +113,8 @@ const restoreVersion = defineTool({
   },
 });
 
-const changes = ListChangesOptionsSchema.shape;
+const changes = optionsOf('listChanges').shape;
+const ChangesPage = resultOf('listChanges').shape;
 
 const getChanges = defineTool({
   name: 'get_changes',
@@ -133,16 +123,21 @@ const getChanges = defineTool({
     'What changed in the workspace after a point (since: a version/seq; default 0, from the start), oldest first, at most limit events (default 100). ' +
     "Pass the returned cursor as since to continue. waitSeconds (up to 60) waits for the next change when there is none yet: the way to notice other agents' work. " +
     'To be told about one file, subscribe to its resource instead.',
+  operation: 'listChanges',
   input: {
     workspace: WorkspaceArg,
-    since: SeqSchema.optional().describe('return changes after this seq (default 0)'),
-    path: z.string().optional().describe('only changes at or beneath this path'),
+    // The engine's `after`, named as the cursor it continues from.
+    since: changes.after.describe('return changes after this seq (default 0)'),
+    path: changes.path,
     waitSeconds: changes.waitSeconds,
     limit: changes.limit,
   },
-  output: { events: z.array(ChangeEventSchema), cursor: SeqSchema },
-  annotations: READ,
-  writes: false,
+  output: {
+    events: ChangesPage.events,
+    cursor: ChangesPage.cursor.describe(
+      'pass as since to continue: the seq of the last event, else since',
+    ),
+  },
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const page = await ctx.satchel.listChanges(ws, {

@@ -1,21 +1,34 @@
 /** Locks: lock_file, renew_lock, unlock_file, list_locks. */
 
 import type { Lock } from '@satchel/core';
-import { AcquireLockSchema, LockSchema } from '@satchel/core/schemas';
 import { z } from 'zod';
-import { type AnyTool, checkPath, defineTool, PathArg, READ, WorkspaceArg } from '../tool.js';
+import {
+  type AnyTool,
+  argOf,
+  checkPath,
+  defineTool,
+  optionsOf,
+  PathArg,
+  resultOf,
+  WorkspaceArg,
+} from '../tool.js';
 
-const acquire = AcquireLockSchema.shape;
-const LockIdArg = z.string().min(1).max(200).describe('lockId from lock_file or list_locks');
+const LockIdArg = argOf('renewLock', 'id')
+  .min(1)
+  .max(200)
+  .describe('lockId from lock_file or list_locks');
 
+// The lock as lock_file and renew_lock return it: its id is called lockId, as in the arguments.
 const LockOutput = {
   lockId: z.string(),
-  token: LockSchema.shape.token,
-  expiresAt: z.string(),
-  path: z.string(),
-  scope: LockSchema.shape.scope,
-  mode: LockSchema.shape.mode,
-  holder: z.string(),
+  ...resultOf('acquireLock').pick({
+    token: true,
+    expiresAt: true,
+    path: true,
+    scope: true,
+    mode: true,
+    holder: true,
+  }).shape,
 };
 
 function lockOut(lock: Lock) {
@@ -37,22 +50,19 @@ const lockFile = defineTool({
     'Take a lease on a file (scope "file") or a whole directory (scope "tree") so other agents cannot change it meanwhile: exclusive (default) or shared. ' +
     'Returns lockId and a fencing token: pass token as lockToken on your writes, renew_lock before expiresAt (ttlSeconds, default 60), unlock_file when done. ' +
     "If someone else holds it you get LOCKED with the holder and expiry; waitSeconds waits for it (keep it below your client's request timeout, usually 60 s).",
+  operation: 'acquireLock',
+  hints: { destructive: false, idempotent: false },
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    mode: acquire.mode,
-    scope: acquire.scope,
-    ttlSeconds: acquire.ttlSeconds,
-    waitSeconds: acquire.waitSeconds,
+    ...optionsOf('acquireLock').pick({
+      mode: true,
+      scope: true,
+      ttlSeconds: true,
+      waitSeconds: true,
+    }).shape,
   },
   output: LockOutput,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
-  writes: true,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const lock = await ctx.satchel.acquireLock(ws, {
@@ -75,15 +85,14 @@ const renewLock = defineTool({
   title: 'Renew lock',
   description:
     'Extend a lock you hold before it expires (ttlSeconds from now, default 60). The token stays the same.',
-  input: { workspace: WorkspaceArg, lockId: LockIdArg, ttlSeconds: acquire.ttlSeconds },
-  output: LockOutput,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
+  operation: 'renewLock',
+  hints: { destructive: false, idempotent: true },
+  input: {
+    workspace: WorkspaceArg,
+    lockId: LockIdArg,
+    ttlSeconds: optionsOf('renewLock').shape.ttlSeconds,
   },
-  writes: true,
+  output: LockOutput,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const lock = await ctx.satchel.renewLock(ws, args.lockId, { ttlSeconds: args.ttlSeconds });
@@ -95,15 +104,10 @@ const unlockFile = defineTool({
   name: 'unlock_file',
   title: 'Unlock file',
   description: 'Release a lock you hold, so others can write; its token stops working at once.',
+  operation: 'releaseLock',
+  hints: { destructive: false, idempotent: true },
   input: { workspace: WorkspaceArg, lockId: LockIdArg },
   output: { lockId: z.string(), released: z.boolean() },
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-  writes: true,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     await ctx.satchel.releaseLock(ws, args.lockId);
@@ -119,13 +123,12 @@ const listLocks = defineTool({
   title: 'List locks',
   description:
     'Live locks of the workspace, or those covering a path: who holds them, mode, scope and until when. Use it to see why a write was LOCKED.',
+  operation: 'listLocks',
   input: {
     workspace: WorkspaceArg,
-    path: z.string().optional().describe('only locks covering this path'),
+    path: optionsOf('listLocks').shape.path.describe('only locks covering this path'),
   },
-  output: { locks: z.array(LockSchema) },
-  annotations: READ,
-  writes: false,
+  output: { locks: resultOf('listLocks') },
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const path = args.path === undefined ? undefined : checkPath(args.path);

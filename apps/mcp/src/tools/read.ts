@@ -1,27 +1,22 @@
 /** Reading tools: read_text_file, read_media_file, read_multiple_files, get_file_info. */
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { type FileInfo, SatchelError, type TextSlice } from '@satchel/core';
-import {
-  FileInfoSchema,
-  ReadTextOptionsSchema,
-  SeqSchema,
-  TextSliceSchema,
-} from '@satchel/core/schemas';
+import { SeqSchema } from '@satchel/core/schemas';
 import { z } from 'zod';
 import { describeError } from '../errors.js';
 import {
   type AnyTool,
   checkPath,
   defineTool,
+  optionsOf,
   PathArg,
-  READ,
+  resultOf,
   type ToolContext,
   WorkspaceArg,
 } from '../tool.js';
 import { fileUri } from '../uri.js';
 
-const text = ReadTextOptionsSchema.shape;
-const VersionArg = SeqSchema.optional().describe('a past version (seq) instead of the head');
+const VERSION = 'a past version (seq) instead of the head';
 
 /** The line to continue from, or null when the slice reached the end. */
 function nextOffset(slice: TextSlice): number | null {
@@ -44,11 +39,13 @@ function sliceNote(slice: TextSlice, maxBytes: number): string | null {
 const SliceOutput = {
   path: z.string(),
   version: SeqSchema,
-  text: z.string(),
-  lineStart: TextSliceSchema.shape.lineStart,
-  lineEnd: TextSliceSchema.shape.lineEnd,
-  totalLines: TextSliceSchema.shape.totalLines,
-  truncated: TextSliceSchema.shape.truncated,
+  ...resultOf('readText').pick({
+    text: true,
+    lineStart: true,
+    lineEnd: true,
+    totalLines: true,
+    truncated: true,
+  }).shape,
   nextOffset: z.number().int().nullable().describe('pass as offset to read on; null at the end'),
 };
 
@@ -59,18 +56,14 @@ const readTextFile = defineTool({
     'Read a UTF-8 text file, whole or by lines: head (first N), tail (last N), or offset (1-based first line) with limit. ' +
     `Returns at most the server's read limit (default 256 KiB); when more follows, the result says so and gives nextOffset to continue. ` +
     'Pass version to read a past version (see list_versions). For images, audio or other binary files use read_media_file; for several files at once read_multiple_files; to find text without reading whole files use grep.',
+  operation: 'readText',
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    head: text.head,
-    tail: text.tail,
-    offset: text.offset,
-    limit: text.limit,
-    version: VersionArg,
+    ...optionsOf('readText').pick({ head: true, tail: true, offset: true, limit: true }).shape,
+    version: optionsOf('readText').shape.version.describe(VERSION),
   },
   output: SliceOutput,
-  annotations: READ,
-  writes: false,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const maxBytes = ctx.limits.maxReadBytes;
@@ -128,7 +121,13 @@ const readMediaFile = defineTool({
     'Read a binary file (image, audio, PDF, archive…) as base64: images and audio come back as image/audio content the model can see or hear, ' +
     'any other type as an embedded resource with its MIME type. Files above the server limit (default 10 MiB) are refused with TOO_LARGE. ' +
     'Use read_text_file for text.',
-  input: { workspace: WorkspaceArg, path: PathArg, version: VersionArg },
+  // Also calls stat first, to refuse a file above the limit before reading it.
+  operation: 'readFile',
+  input: {
+    workspace: WorkspaceArg,
+    path: PathArg,
+    version: optionsOf('readFile').shape.version.describe(VERSION),
+  },
   output: {
     path: z.string(),
     version: SeqSchema,
@@ -136,8 +135,6 @@ const readMediaFile = defineTool({
     size: z.number().int(),
     kind: z.enum(['image', 'audio', 'resource']),
   },
-  annotations: READ,
-  writes: false,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const { info, data } = await readBytes(ctx, ws, checkPath(args.path), args.version);
@@ -178,6 +175,8 @@ const readMultipleFiles = defineTool({
     `Read up to ${MAX_FILES} text files in one call, in order. They share one read budget (the server's read limit, default 256 KiB): ` +
     'a file that does not fit is cut (truncated, with nextOffset for read_text_file) and files after the budget is spent are skipped. ' +
     'A file that cannot be read gets its own error and does not stop the others.',
+  // readText once per file; the paths and the shared budget are this tool's own.
+  operation: 'readText',
   input: {
     workspace: WorkspaceArg,
     paths: z.array(PathArg).min(1).max(MAX_FILES).describe('the files to read, in order'),
@@ -186,8 +185,6 @@ const readMultipleFiles = defineTool({
     files: z.array(FileResult),
     truncated: z.boolean().describe('true when the budget cut or skipped some file'),
   },
-  annotations: READ,
-  writes: false,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     let budget = ctx.limits.maxReadBytes;
@@ -267,10 +264,13 @@ const getFileInfo = defineTool({
   description:
     'Metadata of a file or directory without reading it: type, version (pass it as ifMatch to write safely), size, content type, SHA-256, who changed it and when. ' +
     'Cheaper than reading when you only need to know whether a file exists or changed.',
-  input: { workspace: WorkspaceArg, path: PathArg, version: VersionArg },
-  output: FileInfoSchema.shape,
-  annotations: READ,
-  writes: false,
+  operation: 'stat',
+  input: {
+    workspace: WorkspaceArg,
+    path: PathArg,
+    version: optionsOf('stat').shape.version.describe(VERSION),
+  },
+  output: resultOf('stat').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const info = await ctx.satchel.stat(

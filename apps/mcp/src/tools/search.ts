@@ -1,19 +1,17 @@
 /** Finding things: search_files (names, by glob), grep (content), search and ask (ranked passages). */
 import { excludeMatcher, type FileInfo, type SearchHit } from '@satchel/core';
-import {
-  AskOptionsSchema,
-  AskResultSchema,
-  CursorSchema,
-  FileInfoSchema,
-  GrepOptionsSchema,
-  GrepResultSchema,
-  LimitSchema,
-  SearchHitSchema,
-  SearchOptionsSchema,
-  SearchResultSchema,
-} from '@satchel/core/schemas';
 import { z } from 'zod';
-import { type AnyTool, checkPath, defineTool, READ, WorkspaceArg } from '../tool.js';
+import {
+  type AnyTool,
+  argOf,
+  checkPath,
+  defineTool,
+  optionsOf,
+  resultOf,
+  WorkspaceArg,
+} from '../tool.js';
+
+const list = optionsOf('list').shape;
 
 const searchFiles = defineTool({
   name: 'search_files',
@@ -22,24 +20,24 @@ const searchFiles = defineTool({
     'Find files and directories by name with a glob relative to path: "*.md" (directly in path), "**/*.md" (anywhere beneath), "reports/**/q?.csv". ' +
     'Answers from the index, without reading content: returns a page of matching paths (default 100, max 1000) with the total and nextCursor. ' +
     'excludePatterns drops matches by glob ("node_modules", "drafts/**"). To search inside files use grep.',
+  // list with a glob, page after page while exclusions leave gaps.
+  operation: 'list',
   input: {
     workspace: WorkspaceArg,
-    path: z.string().optional().describe('directory to search beneath (default "/")'),
-    pattern: z.string().min(1).max(1000).describe('glob, e.g. "**/*.md"'),
+    path: list.path.describe('directory to search beneath (default "/")'),
+    pattern: list.glob.unwrap().min(1).describe('glob, e.g. "**/*.md"'),
     excludePatterns: z.array(z.string().max(1000)).max(100).optional(),
-    cursor: CursorSchema.optional(),
-    limit: LimitSchema.optional().describe('matches per page (default 100, max 1000)'),
+    cursor: list.cursor,
+    limit: list.limit.describe('matches per page (default 100, max 1000)'),
   },
   output: {
-    matches: z.array(FileInfoSchema),
+    matches: resultOf('list').shape.items,
     total: z
       .number()
       .int()
       .describe('paths matching pattern, all pages together, before exclusions'),
     nextCursor: z.string().nullable(),
   },
-  annotations: READ,
-  writes: false,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const dir = checkPath(args.path ?? '/');
@@ -73,8 +71,6 @@ const searchFiles = defineTool({
   },
 });
 
-const grepOptions = GrepOptionsSchema.shape;
-
 const grep = defineTool({
   name: 'grep',
   title: 'Grep',
@@ -83,18 +79,22 @@ const grep = defineTool({
     'Returns matching lines with path, line number and version, at most limit hits (default 100, max 1000); text files only, binary files are skipped. ' +
     'A scan stopped by a budget (hits, time, files, bytes) says truncated and why: narrow path or glob. ' +
     'Use read_text_file with offset=line to see the context. For ranked, fuzzy results across documents use search; for file names search_files.',
+  operation: 'grep',
   input: {
     workspace: WorkspaceArg,
-    pattern: z.string().min(1).max(1000).describe('text to find (a literal unless regex is true)'),
-    path: grepOptions.path,
-    glob: grepOptions.glob,
-    regex: grepOptions.regex,
-    caseSensitive: grepOptions.caseSensitive,
-    limit: grepOptions.limit,
+    pattern: argOf('grep', 'pattern')
+      .min(1)
+      .max(1000)
+      .describe('text to find (a literal unless regex is true)'),
+    ...optionsOf('grep').pick({
+      path: true,
+      glob: true,
+      regex: true,
+      caseSensitive: true,
+      limit: true,
+    }).shape,
   },
-  output: GrepResultSchema.shape,
-  annotations: READ,
-  writes: false,
+  output: resultOf('grep').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const result = await ctx.satchel.grep(ws, args.pattern, {
@@ -143,20 +143,18 @@ const search = defineTool({
     'Ranked full-text search (BM25; hybrid with embeddings when the server has them) over the text files of a workspace with search indexing on. ' +
     'Returns the best passages (default 10, max 100), each with a citation {path, seq, lineStart, lineEnd} you can open with read_text_file (version=seq, offset=lineStart). ' +
     'Use it for questions like "where do we discuss pricing"; use grep for exact strings.',
+  operation: 'search',
   input: {
     workspace: WorkspaceArg,
-    query: z.string().min(1).max(1000).describe('words to look for'),
-    path: SearchOptionsSchema.shape.path,
-    limit: SearchOptionsSchema.shape.limit,
+    query: argOf('search', 'q').min(1).max(1000).describe('words to look for'),
+    ...optionsOf('search').pick({ path: true, limit: true }).shape,
   },
   output: {
-    ...SearchResultSchema.shape,
+    ...resultOf('search').shape,
     truncated: z
       .boolean()
       .describe('true when passages were dropped to stay within the read limit'),
   },
-  annotations: READ,
-  writes: false,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const result = await ctx.satchel.search(ws, args.query, {
@@ -182,20 +180,18 @@ const ask = defineTool({
   description:
     "Answer a question from the workspace's own files: retrieves the most relevant passages and, when the server has a language model configured, answers from them alone with [n] citations. " +
     'Without a model, answer is null and the passages come back for you to read. Every citation names path, version and lines.',
+  operation: 'ask',
   input: {
     workspace: WorkspaceArg,
-    question: z.string().min(1).max(2000),
-    path: AskOptionsSchema.shape.path,
+    question: argOf('ask', 'question').min(1).max(2000),
+    path: optionsOf('ask').shape.path,
   },
   output: {
-    ...AskResultSchema.shape,
-    passages: z.array(SearchHitSchema),
+    ...resultOf('ask').shape,
     truncated: z
       .boolean()
       .describe('true when passages were dropped to stay within the read limit'),
   },
-  annotations: READ,
-  writes: false,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const result = await ctx.satchel.ask(ws, args.question, {

@@ -5,19 +5,22 @@
  */
 
 import { excludeMatcher, type FileInfo } from '@satchel/core';
-import { CursorSchema, FileInfoSchema, LimitSchema, LockTokenSchema } from '@satchel/core/schemas';
 import { z } from 'zod';
 import {
   type AnyTool,
+  argOf,
   checkPath,
   defineTool,
+  optionsOf,
   PathArg,
-  READ,
+  resultOf,
   type ToolContext,
   WorkspaceArg,
 } from '../tool.js';
 
-const DirArg = z.string().optional().describe('directory inside the workspace (default "/")');
+const list = optionsOf('list').shape;
+const DirArg = list.path.describe('directory inside the workspace (default "/")');
+const Entries = resultOf('list').shape.items;
 
 function name(info: FileInfo): string {
   return info.path.slice(info.path.lastIndexOf('/') + 1);
@@ -34,15 +37,10 @@ const createDirectory = defineTool({
   title: 'Create directory',
   description:
     'Create a directory and any missing parents; succeeds if it already exists. Writing a file creates its parents too, so this is only needed for empty directories.',
+  operation: 'mkdir',
+  hints: { destructive: false, idempotent: true },
   input: { workspace: WorkspaceArg, path: PathArg },
-  output: FileInfoSchema.shape,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-  writes: true,
+  output: resultOf('mkdir').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const info = await ctx.satchel.mkdir(ws, checkPath(args.path), ctx.call());
@@ -56,20 +54,19 @@ const listDirectory = defineTool({
   description:
     'List the entries directly inside a directory, in name order, one page at a time (default 100, max 1000) with the total count; ' +
     'pass nextCursor back as cursor for the next page. For a whole subtree use directory_tree, to find files by name pattern search_files.',
+  operation: 'list',
   input: {
     workspace: WorkspaceArg,
     path: DirArg,
-    cursor: CursorSchema.optional().describe('nextCursor of the previous page'),
-    limit: LimitSchema.optional().describe('entries per page (default 100, max 1000)'),
+    cursor: list.cursor.describe('nextCursor of the previous page'),
+    limit: list.limit.describe('entries per page (default 100, max 1000)'),
   },
   output: {
     path: z.string(),
-    entries: z.array(FileInfoSchema),
+    entries: Entries,
     total: z.number().int().describe('entries in the directory, all pages together'),
     nextCursor: z.string().nullable(),
   },
-  annotations: READ,
-  writes: false,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const path = checkPath(args.path ?? '/');
@@ -119,6 +116,8 @@ const listDirectoryWithSizes = defineTool({
   description:
     "List a directory with file sizes and totals, sorted by name or by size (largest first). Looks at up to the server's entry limit (default 1000); " +
     'a bigger directory is flagged truncated and sorted among those only — page through it with list_directory.',
+  // list, page after page up to the entry limit.
+  operation: 'list',
   input: {
     workspace: WorkspaceArg,
     path: DirArg,
@@ -126,15 +125,13 @@ const listDirectoryWithSizes = defineTool({
   },
   output: {
     path: z.string(),
-    entries: z.array(FileInfoSchema),
+    entries: Entries,
     total: z.number().int(),
     files: z.number().int(),
     directories: z.number().int(),
     bytes: z.number().int().describe('size of the files listed'),
     truncated: z.boolean(),
   },
-  annotations: READ,
-  writes: false,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const path = checkPath(args.path ?? '/');
@@ -192,6 +189,8 @@ const directoryTree = defineTool({
     "A recursive tree of a directory as JSON ({name, type, size, children}), breadth-first, bounded by maxDepth (default 5) and maxEntries (default and maximum: the server's entry limit, 1000). " +
     'When a bound cuts the tree, truncated is true and total tells how many entries the subtree has; look deeper with a narrower path. ' +
     'excludePatterns skips entries by glob ("node_modules", "*.log", "build/**").',
+  // list, once per directory breadth-first, and once recursively for the total.
+  operation: 'list',
   input: {
     workspace: WorkspaceArg,
     path: DirArg,
@@ -206,8 +205,6 @@ const directoryTree = defineTool({
     total: z.number().int().describe('entries beneath path, exclusions and bounds ignored'),
     truncated: z.boolean(),
   },
-  annotations: READ,
-  writes: false,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const root = checkPath(args.path ?? '/');
@@ -264,20 +261,15 @@ const moveOrCopy = (kind: 'move' | 'copy') =>
       kind === 'move'
         ? 'Move or rename a file or directory; its history moves with it. Fails with CONFLICT if the destination exists.'
         : 'Copy a file or directory. Cheap: content is shared, not duplicated. Fails with CONFLICT if the destination exists.',
+    operation: kind,
+    hints: { destructive: kind === 'move', idempotent: false },
     input: {
       workspace: WorkspaceArg,
-      source: PathArg.describe('the path to move or copy'),
-      destination: PathArg.describe('the new path'),
-      lockToken: LockTokenSchema.optional(),
+      source: argOf(kind, 'from').describe('the path to move or copy'),
+      destination: argOf(kind, 'to').describe('the new path'),
+      lockToken: optionsOf(kind).shape.lockToken,
     },
-    output: FileInfoSchema.shape,
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: kind === 'move',
-      idempotentHint: false,
-      openWorldHint: false,
-    },
-    writes: true,
+    output: resultOf(kind).shape,
     async run(args, ctx) {
       const ws = await ctx.workspace(args.workspace);
       const from = checkPath(args.source);

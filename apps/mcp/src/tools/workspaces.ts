@@ -1,17 +1,16 @@
 /** Workspaces: list_workspaces, create_workspace. */
-import { CursorSchema, LimitSchema, WorkspaceSchema } from '@satchel/core/schemas';
-import { z } from 'zod';
-import { type AnyTool, defineTool, READ } from '../tool.js';
+import { type AnyTool, argOf, defineTool, optionsOf, resultOf } from '../tool.js';
+
+const WorkspacePage = resultOf('listWorkspaces').shape;
 
 const listWorkspaces = defineTool({
   name: 'list_workspaces',
   title: 'List workspaces',
   description:
     'The workspaces your key can see, by name, a page at a time (default 100) with nextCursor. Pass a name as workspace to the other tools.',
-  input: { cursor: CursorSchema.optional(), limit: LimitSchema.optional() },
-  output: { workspaces: z.array(WorkspaceSchema), nextCursor: z.string().nullable() },
-  annotations: READ,
-  writes: false,
+  operation: 'listWorkspaces',
+  input: optionsOf('listWorkspaces').shape,
+  output: { workspaces: WorkspacePage.items, nextCursor: WorkspacePage.nextCursor },
   async run(args, ctx) {
     const page = await ctx.satchel.listWorkspaces({ cursor: args.cursor, limit: args.limit });
     const lines = page.items.map((w) => `${w.name} (version ${w.seq})`);
@@ -29,15 +28,10 @@ const createWorkspace = defineTool({
   title: 'Create workspace',
   description:
     'Create a new, empty workspace that you own. Names: 1-63 characters a-z, 0-9, ".", "_", "-", starting with a letter or digit. CONFLICT if it exists.',
-  input: { name: z.string().describe('the new workspace name') },
-  output: WorkspaceSchema.shape,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
-  writes: true,
+  operation: 'createWorkspace',
+  hints: { destructive: false, idempotent: false },
+  input: { name: argOf('createWorkspace', 'name').describe('the new workspace name') },
+  output: resultOf('createWorkspace').shape,
   async run(args, ctx) {
     const ws = await ctx.satchel.createWorkspace(args.name, ctx.call());
     return { structured: ws, text: `created workspace ${ws.name}` };
