@@ -242,7 +242,9 @@ export class LocalSatchel extends FileCalls implements SatchelEngine {
 
   grep(ws: string, pattern: string, options?: S.GrepOptions): Promise<S.GrepResult> {
     const call = this.call('grep', ws, options?.path ?? null, options);
-    return this.run(call, this.within(ws, 'file.read'), (ctx) => grep(ctx, ws, pattern, options));
+    return this.run(call, this.within(ws, 'file.read'), (ctx) =>
+      grep(ctx, this.services.grepWorkers, ws, pattern, options),
+    );
   }
   search(ws: string, query: string, options?: S.SearchOptions): Promise<S.SearchResult> {
     const call = this.call('search', ws, options?.path ?? null, options);
