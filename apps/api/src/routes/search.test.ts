@@ -152,3 +152,31 @@ describe('RemoteSatchel search methods', () => {
     });
   });
 });
+
+describe('a pathological grep on a live server', () => {
+  let server: RunningServer;
+  beforeEach(async () => {
+    server = await serve(h.engine, { port: 0, api: { logFault: () => undefined } });
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('leaves /healthz answering while it runs, and stops at its time budget', async () => {
+    // One 200 KB line and the costliest pattern accepted: tens of seconds of matching.
+    await h.engine.writeFile('demo', '/one-line.txt', 'a'.repeat(200_000));
+    const pattern = encodeURIComponent('(.*a){399}');
+    const started = performance.now();
+    const grep = fetch(`${server.url}${ws}/grep?pattern=${pattern}&regex&timeoutMs=3000`, {
+      headers: { Authorization: `Bearer ${h.keys.viewer}` },
+    });
+    // Asked 300 ms in, answered within a second of that: the timer itself must not be held up.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(1300);
+    const res = await grep;
+    expect(await json(res)).toMatchObject({ truncated: true, reason: 'time' });
+    expect(performance.now() - started).toBeLessThan(6000);
+  });
+});

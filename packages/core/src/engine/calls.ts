@@ -14,6 +14,7 @@ import {
 import { isSatchelError } from '../errors.js';
 import type { LockWaiters } from '../locks/locks.js';
 import { normalizePath, validateWorkspaceName } from '../paths.js';
+import type { GrepWorkers } from '../search/grep-workers.js';
 import type { SearchIndex } from '../search/indexer.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { GroupCommitter } from '../store/group-commit.js';
@@ -35,6 +36,8 @@ export interface EngineServices {
   readonly limits: EngineLimits;
   /** The search index: follows commits in the background, and holds the optional providers. */
   readonly search: SearchIndex;
+  /** Threads that run grep's costly matching, where a scan past its deadline can be killed. */
+  readonly grepWorkers: GrepWorkers;
   readonly webhooks: WebhookServices;
   readonly close: () => Promise<void>;
 }

@@ -10,6 +10,7 @@ import { SatchelError } from '../errors.js';
 import { LockWaiters } from '../locks/locks.js';
 import type { SatchelEngine } from '../satchel.js';
 import type { EmbeddingProvider } from '../search/embeddings.js';
+import { GrepWorkers } from '../search/grep-workers.js';
 import { SearchIndex } from '../search/indexer.js';
 import type { ChatProvider } from '../search/llm.js';
 import type { BlobStore } from '../store/blob-store.js';
@@ -112,6 +113,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     webhookAllow,
     new SecretBox(root ? join(root, WEBHOOK_KEY_FILE) : null),
   );
+  const grepWorkers = new GrepWorkers();
   let closed = false;
   const services: EngineServices = {
     store,
@@ -124,9 +126,11 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     limits,
     search,
     webhooks,
+    grepWorkers,
     close: async () => {
       if (closed) return;
       closed = true;
+      await grepWorkers.close();
       // Attempts in flight are recorded before the database closes.
       await webhooks.dispatcher?.stop();
       waiters.close();

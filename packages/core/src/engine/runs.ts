@@ -79,7 +79,7 @@ export const RUNS: Runs = {
   restore: (ctx, [ws, path, seq, options]) => restore(ctx, ws, path, seq, options),
   listChanges: (ctx, [ws, options], s) => listChanges(ctx, s.changes, ws, options),
 
-  grep: (ctx, [ws, pattern, options]) => grep(ctx, ws, pattern, options),
+  grep: (ctx, [ws, pattern, options], s) => grep(ctx, s.grepWorkers, ws, pattern, options),
   search: (ctx, [ws, query, options], s) => searchPassages(ctx, s.search, ws, query, options),
   ask: (ctx, [ws, question, options], s) => ask(ctx, s.search, ws, question, options),
   searchStatus: async (ctx, [ws], s) => s.search.status(await requireWorkspace(ctx.store, ws)),
