@@ -77,6 +77,21 @@ describe('principals and keys', () => {
     });
     expect(wider.status).toBe(403);
   });
+
+  it('refuses with 401 a key minted from a key that was then revoked', async () => {
+    const parentRes = await h.request('POST', '/v1/keys', { key: h.keys.editor });
+    const parent = (await parentRes.json()) as CreatedKey;
+    const childRes = await h.request('POST', '/v1/keys', { key: parent.key, body: {} });
+    const child = (await childRes.json()) as CreatedKey;
+    const put = (key: string, name: string) =>
+      h.request('PUT', `/v1/workspaces/demo/files/${name}`, { key, body: 'x' });
+    expect((await put(child.key, 'before.txt')).status).toBe(200);
+    expect((await h.request('DELETE', `/v1/keys/${parent.info.id}`)).status).toBe(200);
+    const after = await put(child.key, 'after.txt');
+    expect(after.status).toBe(401);
+    expect(await problemOf(after)).toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect((await put(h.keys.editor, 'editor.txt')).status).toBe(200);
+  });
 });
 
 describe('members and transfers', () => {

@@ -27,6 +27,7 @@ import type { KeyRow, PrincipalRow } from '../store/metadata/access-queries.js';
 import * as access from '../store/metadata/access-queries.js';
 import type { MetadataQueries, MetadataStore } from '../store/metadata/metadata-store.js';
 import { type Actor, type KeyScope, ROLE_RANK } from './actor.js';
+import { checkLineage, checkMintDepth, childExpiry, unauthenticated } from './key-lineage.js';
 import { generateKey, parseKey, secretMatches } from './keys.js';
 
 export const ADMIN_NAME = 'admin';
@@ -123,6 +124,7 @@ export async function bootstrapAdmin(
     await access.insertKey(tx.kysely, {
       id: key.id,
       principal_id: admin.id,
+      parent_id: null,
       secret_hash: key.secretHash,
       label: 'admin (created at first start)',
       workspaces: null,
@@ -139,19 +141,17 @@ export async function bootstrapAdmin(
   return { admin: created, createdKey: created.id === admin.id ? key.key : null };
 }
 
-function unauthenticated(reason: string): SatchelError {
-  return new SatchelError('UNAUTHENTICATED', `invalid API key: ${reason}`, { reason });
-}
-
-/** The actor a key stands for; UNAUTHENTICATED if it is malformed, unknown, revoked or expired. */
+/**
+ * The actor a key stands for; UNAUTHENTICATED if it is malformed, unknown, revoked or expired,
+ * or if a key it was minted from is. Reads the key and its ancestors in one bounded query.
+ */
 export async function authenticate(q: MetadataQueries, key: string, now: number): Promise<Actor> {
   const parsed = typeof key === 'string' ? parseKey(key.trim()) : null;
   if (!parsed) throw unauthenticated('not a Satchel key (they start with satchel_)');
-  const row = await access.keyById(q.kysely, parsed.id);
+  const chain = await access.keyChain(q.kysely, parsed.id);
+  const [row] = chain;
   if (!row || !secretMatches(parsed.secret, row.secret_hash)) throw unauthenticated('unknown key');
-  if (row.revoked_at !== null) throw unauthenticated('the key was revoked');
-  if (row.expires_at !== null && Number(row.expires_at) <= now)
-    throw unauthenticated('the key expired');
+  checkLineage(chain, now);
   const principal = await access.principalById(q.kysely, row.principal_id);
   if (!principal) throw unauthenticated('unknown key');
   return actorOf(principal, row);
@@ -240,6 +240,12 @@ function checkNarrower(actor: Actor, wanted: KeyScope): void {
   }
 }
 
+/**
+ * Mints a key. A key minted while using a key is that key's child, whoever it is for: it expires
+ * no later than its parent (a later or absent `expiresInSeconds` is clamped; `info.expiresAt`
+ * is the effective expiry) and is revoked with it. UNAUTHENTICATED if the key in use stopped
+ * working since it authenticated; FORBIDDEN (`key_depth`) past MAX_KEY_DEPTH generations.
+ */
 export async function createKey(ctx: EngineContext, input: CreateKey): Promise<CreatedKey> {
   const options = parseOptions(CreateKeySchema, input);
   const principal = options.principal
@@ -264,20 +270,29 @@ export async function createKey(ctx: EngineContext, input: CreateKey): Promise<C
   }
   const now = ctx.clock();
   const key = generateKey();
-  const row: KeyRow = {
-    id: key.id,
-    principal_id: principal.id,
-    secret_hash: key.secretHash,
-    label: options.label ?? null,
-    workspaces: scope.workspaces ? JSON.stringify(scope.workspaces) : null,
-    role_ceiling: scope.roleCeiling,
-    path_prefixes: scope.pathPrefixes ? JSON.stringify(scope.pathPrefixes) : null,
-    read_only: scope.readOnly ? 1 : 0,
-    expires_at: options.expiresInSeconds ? now + options.expiresInSeconds * 1000 : null,
-    revoked_at: null,
-    created_at: now,
-  };
-  await ctx.commit((tx) => access.insertKey(tx.kysely, row));
+  const requested = options.expiresInSeconds ? now + options.expiresInSeconds * 1000 : null;
+  const row = await ctx.commit(async (tx) => {
+    // Re-read inside the transaction, so a parent revoked since it authenticated mints nothing.
+    const parentId = ctx.actor.keyId;
+    const parent = parentId ? checkLineage(await access.keyChain(tx.kysely, parentId), now) : null;
+    checkMintDepth(parent);
+    const minted: KeyRow = {
+      id: key.id,
+      principal_id: principal.id,
+      parent_id: parent ? parent.key.id : null,
+      secret_hash: key.secretHash,
+      label: options.label ?? null,
+      workspaces: scope.workspaces ? JSON.stringify(scope.workspaces) : null,
+      role_ceiling: scope.roleCeiling,
+      path_prefixes: scope.pathPrefixes ? JSON.stringify(scope.pathPrefixes) : null,
+      read_only: scope.readOnly ? 1 : 0,
+      expires_at: childExpiry(requested, parent),
+      revoked_at: null,
+      created_at: now,
+    };
+    await access.insertKey(tx.kysely, minted);
+    return minted;
+  });
   return { key: key.key, info: keyInfo(row, principal.name) };
 }
 
@@ -304,7 +319,10 @@ export async function listKeys(
   return out;
 }
 
-/** Revokes one of your keys (an admin: anyone's). NOT_FOUND for keys you may not see. */
+/**
+ * Revokes one of your keys (an admin: anyone's) and, with it, every key minted from it,
+ * transitively, whoever they are for. NOT_FOUND for keys you may not see.
+ */
 export async function revokeKey(ctx: EngineContext, id: string): Promise<KeyInfo> {
   return ctx.commit(async (tx) => {
     const row = typeof id === 'string' ? await access.keyById(tx.kysely, id) : undefined;

@@ -1,5 +1,5 @@
 /** SQL for principals, API keys, memberships and ownership transfers (portable Kysely). */
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Role } from '../../schemas/access.js';
 import type {
   ApiKeysTable,
@@ -62,11 +62,66 @@ export function listKeys(db: Kysely<Database>, principalId: string | null): Prom
   return q.execute();
 }
 
+/**
+ * How many generations a key may sit below a root key. Bounds every walk along `parent_id`, so
+ * authenticating a key costs one query of at most this many + 1 rows.
+ */
+export const MAX_KEY_DEPTH = 16;
+
+/** A key with its distance from the key a chain query started at (0 = that key itself). */
+export type KeyChainRow = KeyRow & { depth: number };
+
+/**
+ * The key `id` (depth 0) and the keys it was minted from, nearest first, in one recursive query
+ * of at most MAX_KEY_DEPTH + 1 rows. Empty when there is no such key. When the last row still
+ * has a `parent_id`, the chain is longer than the bound (or its parent row is gone).
+ */
+export function keyChain(db: Kysely<Database>, id: string): Promise<KeyChainRow[]> {
+  return db
+    .withRecursive('chain(id, parent_id, depth)', (qb) =>
+      qb
+        .selectFrom('api_keys')
+        .select(['id', 'parent_id', sql<number>`0`.as('depth')])
+        .where('id', '=', id)
+        .unionAll((qb) =>
+          qb
+            .selectFrom('api_keys')
+            .innerJoin('chain', 'chain.parent_id', 'api_keys.id')
+            .select(['api_keys.id', 'api_keys.parent_id', sql<number>`chain.depth + 1`.as('depth')])
+            .where('chain.depth', '<', MAX_KEY_DEPTH),
+        ),
+    )
+    .selectFrom('chain')
+    .innerJoin('api_keys', 'api_keys.id', 'chain.id')
+    .selectAll('api_keys')
+    .select('chain.depth')
+    .orderBy('chain.depth')
+    .execute();
+}
+
+/**
+ * Revokes the key `id` and every key minted from it, transitively (MAX_KEY_DEPTH generations
+ * down, which is as deep as keys are minted), in one statement. Keys already revoked keep the
+ * time they were revoked.
+ */
 export function revokeKey(db: Kysely<Database>, id: string, at: number): Promise<unknown> {
   return db
+    .withRecursive('minted(id, depth)', (qb) =>
+      qb
+        .selectFrom('api_keys')
+        .select(['id', sql<number>`0`.as('depth')])
+        .where('id', '=', id)
+        .unionAll((qb) =>
+          qb
+            .selectFrom('api_keys')
+            .innerJoin('minted', 'minted.id', 'api_keys.parent_id')
+            .select(['api_keys.id', sql<number>`minted.depth + 1`.as('depth')])
+            .where('minted.depth', '<', MAX_KEY_DEPTH),
+        ),
+    )
     .updateTable('api_keys')
     .set({ revoked_at: at })
-    .where('id', '=', id)
+    .where('id', 'in', (qb) => qb.selectFrom('minted').select('minted.id'))
     .where('revoked_at', 'is', null)
     .execute();
 }

@@ -307,6 +307,21 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
         for (const statement of dialect.fullText.schema()) await sql.raw(statement).execute(db);
       },
     },
+    '0005_key_parent': {
+      async up(db: Kysely<unknown>) {
+        // Keys written before this migration keep a null parent: nothing recorded who minted
+        // them. Deleting a key deletes what it minted, never turns a child into a root key.
+        await db.schema
+          .alterTable('api_keys')
+          .addColumn('parent_id', 'text', (c) => c.references('api_keys.id').onDelete('cascade'))
+          .execute();
+        await db.schema
+          .createIndex('api_keys_by_parent')
+          .on('api_keys')
+          .column('parent_id')
+          .execute();
+      },
+    },
   };
 }
 

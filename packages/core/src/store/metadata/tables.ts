@@ -75,6 +75,8 @@ export interface PrincipalsTable {
 export interface ApiKeysTable {
   id: string;
   principal_id: string;
+  /** The key that minted this one (whoever this one is for); null for a root key (0005). */
+  parent_id: string | null;
   secret_hash: string;
   label: string | null;
   workspaces: string | null;
