@@ -96,9 +96,32 @@ function refuseDotSegments(): MiddlewareHandler<ApiEnv> {
   };
 }
 
-/** The error as a problem+json response; faults are logged with the request id. */
-function problemResponse(c: Context<ApiEnv>, error: unknown, logFault: FaultLogger): Response {
+/** Status recorded (logs, metrics) for a request whose client went away before its answer. */
+const CLIENT_CLOSED_STATUS = 499;
+
+/**
+ * The error as a problem+json response; faults are logged with the request id. A request whose
+ * client closed the connection (an upload cut off mid-body fails in core with the stream's
+ * error) is not a fault: it is logged at info without a stack and recorded as 499 (nginx's
+ * "client closed request"), a response nobody receives.
+ */
+function problemResponse(
+  c: Context<ApiEnv>,
+  error: unknown,
+  logFault: FaultLogger,
+  logger: Logger,
+): Response {
   const id = c.get('requestId') ?? randomUUID();
+  if (c.req.raw.signal.aborted && !(error instanceof SatchelError)) {
+    const reason = error instanceof Error ? error.message : String(error);
+    logger.info(
+      { requestId: id, method: c.req.method, path: c.req.path, reason },
+      'client closed the connection',
+    );
+    error = new HttpError('INVALID_INPUT', 'the client closed the connection', {
+      status: CLIENT_CLOSED_STATUS,
+    });
+  }
   if (isFault(error)) logFault({ requestId: id, method: c.req.method, path: c.req.path, error });
   const problem = toProblem(error, id);
   return new Response(JSON.stringify(problem), {
@@ -198,8 +221,8 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
             data: { method: c.req.method, allow },
             headers: { Allow: allow.join(', ') },
           });
-    return problemResponse(c, error, logFault);
+    return problemResponse(c, error, logFault, logger);
   });
-  app.onError((error, c) => problemResponse(c, error, logFault));
+  app.onError((error, c) => problemResponse(c, error, logFault, logger));
   return app;
 }
