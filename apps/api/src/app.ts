@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { ApiEnv } from './api-env.js';
 import { bearerAuth } from './auth.js';
 import { observe } from './http/observe.js';
+import { bodyIdleTimeout, concurrentUploads } from './http/upload-guards.js';
 import { defaultLogger, faultLogger } from './logging.js';
 import { type ApiMetrics, createMetrics } from './metrics.js';
 import { type FaultLogger, HttpError, isFault, problemHeaders, toProblem } from './problem.js';
@@ -25,6 +26,16 @@ export interface ApiOptions {
   readonly maxBodyBytes?: number;
   /** Largest JSON request body in bytes; 413 above. Default 4 MiB. */
   readonly maxJsonBytes?: number;
+  /**
+   * Seconds a request body may leave the server waiting for its next byte; then 408 and the
+   * connection is closed (an upload's temp file is removed). Default 60.
+   */
+  readonly bodyIdleTimeoutSeconds?: number;
+  /**
+   * File uploads (PUT, POST ?append) one key may stream at once; one more is 429 RATE_LIMITED
+   * with Retry-After. Default 8.
+   */
+  readonly maxConcurrentUploads?: number;
   /** Receives unexpected faults (500s) with their request id. Default: `logger.error`. */
   readonly logFault?: FaultLogger;
   /**
@@ -180,6 +191,7 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   app.use('*', requestId());
   app.use('*', observe({ metrics, logger }));
   app.use('*', refuseDotSegments());
+  app.use('*', bodyIdleTimeout(options.bodyIdleTimeoutSeconds ?? 60));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.route('/', docsRoutes());
 
@@ -190,6 +202,11 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   const guard: MiddlewareHandler<ApiEnv>[] = [auth];
   if (options.rateLimit !== false) guard.push(rateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT));
   app.use('/v1/*', ...guard);
+  app.on(
+    ['PUT', 'POST'],
+    '/v1/workspaces/:ws/files/*',
+    concurrentUploads(options.maxConcurrentUploads ?? 8),
+  );
   // The operation table's routes first: `GET …/files` lists before the file wildcard reads.
   for (const routes of [
     operationRoutes(config),
