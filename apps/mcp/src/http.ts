@@ -17,8 +17,16 @@ export interface McpHttpOptions extends McpServerOptions {
    * on any port). Requests without an Origin header (non-browser clients) are always allowed.
    */
   readonly allowedOrigins?: readonly string[];
-  /** Open sessions at most; the least recently used is closed to make room. Default 100. */
+  /**
+   * Open sessions at most, all keys together. When full, a new session is refused (503 with
+   * Retry-After); no key's session is ever closed to make room for another key's. Default 1000.
+   */
   readonly maxSessions?: number;
+  /**
+   * Open sessions per key: a key that opens one more closes its own least recently used
+   * session (its client re-initialises). Default 10.
+   */
+  readonly maxSessionsPerKey?: number;
   /** A session unused this long is closed (its client re-initialises). Default 30 min. */
   readonly idleSeconds?: number;
 }
@@ -76,7 +84,8 @@ function keyOf(request: Request): string {
  */
 export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandler {
   const allowed = new Set(options.allowedOrigins ?? []);
-  const maxSessions = options.maxSessions ?? 100;
+  const maxSessions = options.maxSessions ?? 1000;
+  const maxPerKey = options.maxSessionsPerKey ?? 10;
   const idleMs = (options.idleSeconds ?? 30 * 60) * 1000;
   const sessions = new Map<string, Session>();
   let closed = false;
@@ -100,12 +109,18 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandl
   sweep.unref();
 
   const open = async (request: Request, satchel: Satchel): Promise<Response> => {
+    const key = keyOf(request);
+    // Only this key's own sessions make room for it: one key must not evict another's.
+    const own = [...sessions.entries()]
+      .filter(([, session]) => session.key === key)
+      .sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    for (const [id] of own.slice(0, Math.max(0, own.length - maxPerKey + 1))) await drop(id);
     if (sessions.size >= maxSessions) {
-      const oldest = [...sessions.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
-      if (oldest) await drop(oldest[0]);
+      return rpcError(503, 'too many open sessions on this server; retry later', {
+        'Retry-After': '60',
+      });
     }
     const server = await createMcpServer(satchel, options);
-    const key = keyOf(request);
     let opened = false;
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
@@ -139,14 +154,15 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandl
     return session.transport.handleRequest(request);
   };
 
-  return Object.assign(handler, {
-    async close(): Promise<void> {
-      closed = true;
-      clearInterval(sweep);
-      await Promise.all([...sessions.keys()].map(drop));
+  // defineProperty, not Object.assign: assign would copy the getter's value once, not the getter.
+  return Object.defineProperties(handler, {
+    close: {
+      value: async (): Promise<void> => {
+        closed = true;
+        clearInterval(sweep);
+        await Promise.all([...sessions.keys()].map(drop));
+      },
     },
-    get sessions(): number {
-      return sessions.size;
-    },
-  });
+    sessions: { get: (): number => sessions.size },
+  }) as McpHttpHandler;
 }
