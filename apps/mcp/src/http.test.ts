@@ -85,3 +85,49 @@ describe('MCP sessions over HTTP', () => {
     for (const id of ids) expect(await use(handler, engine, 'key-a', id)).toBe(200);
   });
 });
+
+describe('the Host check (DNS rebinding)', () => {
+  it('accepts loopback names and refuses any other host with 403, also inside a session', async () => {
+    const engine = await openEngine();
+    handler = createMcpHttpHandler();
+    for (const host of ['localhost:8787', '127.0.0.1:8787', '[::1]:8787', 'LOCALHOST:9']) {
+      const res = await handler(post('key-a', INITIALIZE, { Host: host }), engine);
+      await res.body?.cancel();
+      expect(res.status, host).toBe(200);
+    }
+    const id = await open(handler, engine, 'key-a');
+    // A page on attacker.example whose name now resolves to 127.0.0.1.
+    for (const host of ['attacker.example:8787', 'attacker.example', '127.0.0.1.nip.io:8787']) {
+      const res = await handler(post('key-a', INITIALIZE, { Host: host }), engine);
+      expect(res.status, host).toBe(403);
+      const inSession = await handler(
+        post(
+          'key-a',
+          { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+          {
+            Host: host,
+            'Mcp-Session-Id': id,
+          },
+        ),
+        engine,
+      );
+      expect(inSession.status, host).toBe(403);
+    }
+  });
+
+  it('accepts the public names it is configured with', async () => {
+    const engine = await openEngine();
+    handler = createMcpHttpHandler({ allowedHosts: ['satchel.example.com', 'files.local:9000'] });
+    const status = async (host: string) => {
+      const res = await handler?.(post('key-a', INITIALIZE, { Host: host }), engine);
+      await res?.body?.cancel();
+      return res?.status;
+    };
+    expect(await status('satchel.example.com')).toBe(200);
+    expect(await status('satchel.example.com:443')).toBe(200);
+    expect(await status('files.local:9000')).toBe(200);
+    expect(await status('files.local:9001')).toBe(403);
+    expect(await status('localhost:8787')).toBe(200);
+    expect(await status('other.example.com')).toBe(403);
+  });
+});

@@ -3,7 +3,8 @@
  * authenticated (bearer key → a Satchel acting as the key). Stateful: `initialize` opens a
  * session (its own McpServer and transport, `Mcp-Session-Id`) that later requests must present
  * with the same key; sessions carry resource subscriptions (over the GET event stream). Browsers'
- * requests from foreign origins are refused (DNS-rebinding defence).
+ * requests from foreign origins, and requests naming a foreign Host, are refused (DNS-rebinding
+ * defence).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -17,6 +18,13 @@ export interface McpHttpOptions extends McpServerOptions {
    * on any port). Requests without an Origin header (non-browser clients) are always allowed.
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * Names the `Host` header may carry besides loopback ones (localhost, 127.0.0.1, [::1], any
+   * port): `name` (any port) or `name:port`, e.g. the public name of a server behind a proxy.
+   * Any other Host is refused with 403 (DNS rebinding: a page whose name was re-pointed at this
+   * server still sends its own name as Host).
+   */
+  readonly allowedHosts?: readonly string[];
   /**
    * Open sessions at most, all keys together. When full, a new session is refused (503 with
    * Retry-After); no key's session is ever closed to make room for another key's. Default 1000.
@@ -71,6 +79,37 @@ export function originAllowed(origin: string | null, allowed: ReadonlySet<string
   }
 }
 
+/** `host[:port]` as hostname (IPv6 in brackets) and port ('' when absent); null if malformed. */
+function splitHost(host: string): { hostname: string; port: string } | null {
+  try {
+    const url = new URL(`http://${host.trim()}`);
+    if (url.username !== '' || url.password !== '' || url.pathname !== '/') return null;
+    // `new URL` drops :80 as the default port; keep what was sent.
+    const port = /:(\d+)$/.exec(host.trim())?.[1] ?? '';
+    return { hostname: url.hostname, port };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * True when the `Host` header names a loopback host (any port) or an entry of `allowed`
+ * (`name` matches any port, `name:port` only that port). Without a Host header: false.
+ */
+export function hostAllowed(host: string | null, allowed: readonly string[]): boolean {
+  const sent = host === null ? null : splitHost(host);
+  if (sent === null) return false;
+  if (LOOPBACK_HOSTS.has(sent.hostname)) return true;
+  return allowed.some((entry) => {
+    const wanted = splitHost(entry);
+    return (
+      wanted !== null &&
+      wanted.hostname === sent.hostname &&
+      (wanted.port === '' || wanted.port === sent.port)
+    );
+  });
+}
+
 function keyOf(request: Request): string {
   return createHash('sha256')
     .update(request.headers.get('Authorization') ?? '')
@@ -80,10 +119,11 @@ function keyOf(request: Request): string {
 /**
  * The handler of `/mcp`. Mount it behind the API's bearer authentication (apps/api passes the
  * Satchel acting as the key): a session opened with one key answers 404 to any other key.
- * Refuses a foreign `Origin` with 403.
+ * Refuses a foreign `Origin`, and a `Host` that is not loopback nor in `allowedHosts`, with 403.
  */
 export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandler {
   const allowed = new Set(options.allowedOrigins ?? []);
+  const allowedHosts = options.allowedHosts ?? [];
   const maxSessions = options.maxSessions ?? 1000;
   const maxPerKey = options.maxSessionsPerKey ?? 10;
   const idleMs = (options.idleSeconds ?? 30 * 60) * 1000;
@@ -142,6 +182,13 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandl
 
   const handler = async (request: Request, satchel: Satchel): Promise<Response> => {
     if (closed) return rpcError(503, 'the server is shutting down');
+    const host = request.headers.get('Host');
+    if (!hostAllowed(host, allowedHosts)) {
+      return rpcError(
+        403,
+        `host ${host} is not allowed: this server answers to loopback names only`,
+      );
+    }
     if (!originAllowed(request.headers.get('Origin'), allowed)) {
       return rpcError(403, `origin ${request.headers.get('Origin')} is not allowed`);
     }

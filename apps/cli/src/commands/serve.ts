@@ -89,7 +89,11 @@ interface ServeFlags {
   readonly headerTimeout?: number;
   readonly bodyIdleTimeout?: number;
   readonly maxUploads?: number;
+  readonly allowedHosts?: string[];
 }
+
+/** Bind addresses that name no host of their own: every interface. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
 /** A flag's value, else its environment variable parsed like the flag, else undefined. */
 function flagOrEnv<T>(
@@ -161,6 +165,13 @@ export function registerServeCommand(program: Command, ctx: Context): void {
           '(default: SATCHEL_MAX_UPLOADS, else 8)',
       ).argParser(positiveInt),
     )
+    .addOption(
+      new Option(
+        '--allowed-hosts <list>',
+        'comma-separated host names (name or name:port) /mcp answers to besides loopback ones ' +
+          'and --host, e.g. satchel.example.com (default: SATCHEL_ALLOWED_HOSTS)',
+      ).argParser((value: string) => commaList(value) ?? []),
+    )
     .action(async (flags: ServeFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const untilStopped = run.io.untilStopped;
@@ -204,7 +215,12 @@ export function registerServeCommand(program: Command, ctx: Context): void {
       // Loaded on demand: no other command needs the HTTP stack, and startup time matters.
       const api = await import('@satchel/api');
       const { createMcpHttpHandler } = await import('@satchel/mcp');
-      const mcp = createMcpHttpHandler();
+      // DNS-rebinding defence: /mcp answers to loopback names, the bind address and these.
+      const allowedHosts = [
+        ...(WILDCARD_HOSTS.has(host) ? [] : [host.includes(':') ? `[${host}]` : host]),
+        ...(flags.allowedHosts ?? ctx.env.allowedHosts ?? []),
+      ];
+      const mcp = createMcpHttpHandler({ allowedHosts });
       const apiOptions = {
         mcp,
         logger: api.createLogger(level, run.io.stdout),
