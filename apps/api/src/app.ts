@@ -56,11 +56,22 @@ export interface ApiOptions {
   /** Seconds an SSE change feed waits for news before a keep-alive comment (≤ 60). Default 25. */
   readonly heartbeatSeconds?: number;
   /**
+   * How often an open change stream or long poll checks that its key and membership still
+   * allow it (one key lookup and one authorised read each time), besides before every batch of
+   * events it sends. Default 5 s.
+   */
+  readonly accessRecheckSeconds?: number;
+  /**
    * The Streamable HTTP MCP endpoint, mounted at `/mcp` behind the same bearer authentication as
-   * `/v1` (see @satchel/mcp `createMcpHttpHandler`); it gets the Satchel acting as the key.
+   * `/v1` (see @satchel/mcp `createMcpHttpHandler`); it gets the Satchel acting as the key, and
+   * a function that authenticates the key again (so open sessions end when it is revoked).
    * Absent: no `/mcp` route.
    */
-  readonly mcp?: (request: Request, satchel: Satchel) => Promise<Response>;
+  readonly mcp?: (
+    request: Request,
+    satchel: Satchel,
+    reauthenticate: () => Promise<Satchel>,
+  ) => Promise<Response>;
 }
 
 /** What every route factory gets: the options with their defaults applied. */
@@ -71,6 +82,7 @@ export interface RouteConfig {
   readonly maxJsonBytes: number;
   readonly signal: AbortSignal;
   readonly heartbeatSeconds: number;
+  readonly accessRecheckSeconds: number;
 }
 
 const SANE_REQUEST_ID = /^[\w.:@-]{1,128}$/;
@@ -186,6 +198,7 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
     maxJsonBytes: options.maxJsonBytes ?? 4 * 1024 * 1024,
     signal: options.signal ?? new AbortController().signal,
     heartbeatSeconds: options.heartbeatSeconds ?? 25,
+    accessRecheckSeconds: options.accessRecheckSeconds ?? 5,
   };
   const app = new Hono<ApiEnv>();
   app.use('*', requestId());
@@ -222,7 +235,7 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   const mcp = options.mcp;
   if (mcp !== undefined) {
     app.use('/mcp', ...guard);
-    app.all('/mcp', (c) => mcp(c.req.raw, c.get('satchel')));
+    app.all('/mcp', (c) => mcp(c.req.raw, c.get('satchel'), c.get('reauthenticate')));
   }
 
   const allowed = allowedMethods(app);

@@ -1,5 +1,5 @@
 /** `createMcpHttpHandler` on its own: sessions per key, and the Host check against DNS rebinding. */
-import type { SatchelEngine } from '@satchel/core';
+import { type SatchelEngine, SatchelError } from '@satchel/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpHttpHandler, type McpHttpHandler } from './http.js';
 import { openEngine } from './test-support/client.js';
@@ -129,5 +129,46 @@ describe('the Host check (DNS rebinding)', () => {
     expect(await status('files.local:9001')).toBe(403);
     expect(await status('localhost:8787')).toBe(200);
     expect(await status('other.example.com')).toBe(403);
+  });
+});
+
+describe('revocation', () => {
+  it('closes a session and ends its GET event stream once its key no longer authenticates', async () => {
+    const engine = await openEngine();
+    handler = createMcpHttpHandler({ accessRecheckSeconds: 0.2 });
+    let revoked = false;
+    const reauthenticate = async () => {
+      if (revoked) throw new SatchelError('UNAUTHENTICATED', 'the key was revoked');
+      return engine;
+    };
+    const init = await handler(post('key-a', INITIALIZE), engine, reauthenticate);
+    await init.body?.cancel();
+    const id = init.headers.get('Mcp-Session-Id') ?? '';
+    const stream = await handler(
+      new Request('http://127.0.0.1:8787/mcp', {
+        method: 'GET',
+        headers: {
+          Host: '127.0.0.1:8787',
+          Authorization: 'Bearer key-a',
+          Accept: 'text/event-stream',
+          'Mcp-Session-Id': id,
+          'Mcp-Protocol-Version': '2025-06-18',
+        },
+      }),
+      engine,
+      reauthenticate,
+    );
+    expect(stream.status).toBe(200);
+    const reader = stream.body?.getReader();
+    revoked = true;
+    const ended = await Promise.race([
+      (async () => {
+        for (;;) if ((await reader?.read())?.done !== false) return 'ended';
+      })(),
+      new Promise((r) => setTimeout(() => r('still open'), 3000)),
+    ]);
+    expect(ended).toBe('ended');
+    expect(handler.sessions).toBe(0);
+    expect(await use(handler, engine, 'key-a', id)).toBe(404);
   });
 });

@@ -9,7 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { Satchel } from '@satchel/core';
+import { isSatchelError, type Satchel } from '@satchel/core';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 export interface McpHttpOptions extends McpServerOptions {
@@ -37,11 +37,20 @@ export interface McpHttpOptions extends McpServerOptions {
   readonly maxSessionsPerKey?: number;
   /** A session unused this long is closed (its client re-initialises). Default 30 min. */
   readonly idleSeconds?: number;
+  /**
+   * How often each session's key is authenticated again (when the mount passes
+   * `reauthenticate`): a session whose key was revoked or expired is closed, which ends its GET
+   * event stream. One key lookup per session per interval. Default 5 s.
+   */
+  readonly accessRecheckSeconds?: number;
 }
 
-/** `(request, satchel) => response` for `/mcp`, plus `close()` for server shutdown. */
+/** Authenticates the request's key again: rejects (UNAUTHENTICATED) once it is revoked or expired. */
+export type Reauthenticate = () => Promise<Satchel>;
+
+/** `(request, satchel, reauthenticate?) => response` for `/mcp`, plus `close()` for shutdown. */
 export interface McpHttpHandler {
-  (request: Request, satchel: Satchel): Promise<Response>;
+  (request: Request, satchel: Satchel, reauthenticate?: Reauthenticate): Promise<Response>;
   /** Closes every session (ends their event streams); later requests are answered 503. */
   close(): Promise<void>;
   /** Sessions currently open. */
@@ -53,6 +62,8 @@ interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   /** SHA-256 of the Authorization header that opened it. */
   readonly key: string;
+  /** Checks that key again (absent: the mount cannot, and the session is never re-checked). */
+  readonly reauthenticate: Reauthenticate | undefined;
   lastUsed: number;
 }
 
@@ -148,7 +159,25 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandl
   );
   sweep.unref();
 
-  const open = async (request: Request, satchel: Satchel): Promise<Response> => {
+  // Open GET streams deliver notifications without any request to authenticate: check each
+  // session's key on an interval instead, and close the sessions whose key no longer works.
+  const recheck = setInterval(
+    () => {
+      for (const [id, session] of sessions) {
+        session.reauthenticate?.().catch((error: unknown) => {
+          if (isSatchelError(error, 'UNAUTHENTICATED')) void drop(id);
+        });
+      }
+    },
+    (options.accessRecheckSeconds ?? 5) * 1000,
+  );
+  recheck.unref();
+
+  const open = async (
+    request: Request,
+    satchel: Satchel,
+    reauthenticate: Reauthenticate | undefined,
+  ): Promise<Response> => {
     const key = keyOf(request);
     // Only this key's own sessions make room for it: one key must not evict another's.
     const own = [...sessions.entries()]
@@ -167,7 +196,7 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandl
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           opened = true;
-          sessions.set(id, { server, transport, key, lastUsed: Date.now() });
+          sessions.set(id, { server, transport, key, reauthenticate, lastUsed: Date.now() });
         },
         onsessionclosed: (id) => {
           sessions.delete(id);
@@ -180,7 +209,11 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandl
     return response;
   };
 
-  const handler = async (request: Request, satchel: Satchel): Promise<Response> => {
+  const handler = async (
+    request: Request,
+    satchel: Satchel,
+    reauthenticate?: Reauthenticate,
+  ): Promise<Response> => {
     if (closed) return rpcError(503, 'the server is shutting down');
     const host = request.headers.get('Host');
     if (!hostAllowed(host, allowedHosts)) {
@@ -193,7 +226,7 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandl
       return rpcError(403, `origin ${request.headers.get('Origin')} is not allowed`);
     }
     const id = request.headers.get('Mcp-Session-Id');
-    if (id === null) return open(request, satchel);
+    if (id === null) return open(request, satchel, reauthenticate);
     const session = sessions.get(id);
     // Another key's session is as unknown as an expired one: the client re-initialises.
     if (!session || session.key !== keyOf(request)) return rpcError(404, 'session not found');
@@ -207,6 +240,7 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandl
       value: async (): Promise<void> => {
         closed = true;
         clearInterval(sweep);
+        clearInterval(recheck);
         await Promise.all([...sessions.keys()].map(drop));
       },
     },
