@@ -11,6 +11,12 @@ export interface ApiVariables {
   satchel: Satchel;
   /** The authenticated caller (its key id keys the rate limit); set with `satchel`. */
   actor: Actor;
+  /**
+   * The engine acting as the same key, authenticated afresh: what long-lived responses (change
+   * streams, long polls) call to notice a key revoked or expired since the request began.
+   * Rejects with UNAUTHENTICATED (401) as the first authentication would.
+   */
+  reauthenticate: () => Promise<Satchel>;
   /** The key's budget in this window; set by the rate limiter (rate-limit.ts) when it counts. */
   rateLimit: RateLimitInfo;
 }

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { ApiEnv } from './api-env.js';
 import { bearerAuth } from './auth.js';
 import { observe } from './http/observe.js';
+import { bodyIdleTimeout, concurrentUploads } from './http/upload-guards.js';
 import { defaultLogger, faultLogger } from './logging.js';
 import { type ApiMetrics, createMetrics } from './metrics.js';
 import { type FaultLogger, HttpError, isFault, problemHeaders, toProblem } from './problem.js';
@@ -25,6 +26,16 @@ export interface ApiOptions {
   readonly maxBodyBytes?: number;
   /** Largest JSON request body in bytes; 413 above. Default 4 MiB. */
   readonly maxJsonBytes?: number;
+  /**
+   * Seconds a request body may leave the server waiting for its next byte; then 408 and the
+   * connection is closed (an upload's temp file is removed). Default 60.
+   */
+  readonly bodyIdleTimeoutSeconds?: number;
+  /**
+   * File uploads (PUT, POST ?append) one key may stream at once; one more is 429 RATE_LIMITED
+   * with Retry-After. Default 8.
+   */
+  readonly maxConcurrentUploads?: number;
   /** Receives unexpected faults (500s) with their request id. Default: `logger.error`. */
   readonly logFault?: FaultLogger;
   /**
@@ -45,11 +56,22 @@ export interface ApiOptions {
   /** Seconds an SSE change feed waits for news before a keep-alive comment (≤ 60). Default 25. */
   readonly heartbeatSeconds?: number;
   /**
+   * How often an open change stream or long poll checks that its key and membership still
+   * allow it (one key lookup and one authorised read each time), besides before every batch of
+   * events it sends. Default 5 s.
+   */
+  readonly accessRecheckSeconds?: number;
+  /**
    * The Streamable HTTP MCP endpoint, mounted at `/mcp` behind the same bearer authentication as
-   * `/v1` (see @satchel/mcp `createMcpHttpHandler`); it gets the Satchel acting as the key.
+   * `/v1` (see @satchel/mcp `createMcpHttpHandler`); it gets the Satchel acting as the key, and
+   * a function that authenticates the key again (so open sessions end when it is revoked).
    * Absent: no `/mcp` route.
    */
-  readonly mcp?: (request: Request, satchel: Satchel) => Promise<Response>;
+  readonly mcp?: (
+    request: Request,
+    satchel: Satchel,
+    reauthenticate: () => Promise<Satchel>,
+  ) => Promise<Response>;
 }
 
 /** What every route factory gets: the options with their defaults applied. */
@@ -60,6 +82,7 @@ export interface RouteConfig {
   readonly maxJsonBytes: number;
   readonly signal: AbortSignal;
   readonly heartbeatSeconds: number;
+  readonly accessRecheckSeconds: number;
 }
 
 const SANE_REQUEST_ID = /^[\w.:@-]{1,128}$/;
@@ -96,9 +119,32 @@ function refuseDotSegments(): MiddlewareHandler<ApiEnv> {
   };
 }
 
-/** The error as a problem+json response; faults are logged with the request id. */
-function problemResponse(c: Context<ApiEnv>, error: unknown, logFault: FaultLogger): Response {
+/** Status recorded (logs, metrics) for a request whose client went away before its answer. */
+const CLIENT_CLOSED_STATUS = 499;
+
+/**
+ * The error as a problem+json response; faults are logged with the request id. A request whose
+ * client closed the connection (an upload cut off mid-body fails in core with the stream's
+ * error) is not a fault: it is logged at info without a stack and recorded as 499 (nginx's
+ * "client closed request"), a response nobody receives.
+ */
+function problemResponse(
+  c: Context<ApiEnv>,
+  error: unknown,
+  logFault: FaultLogger,
+  logger: Logger,
+): Response {
   const id = c.get('requestId') ?? randomUUID();
+  if (c.req.raw.signal.aborted && !(error instanceof SatchelError)) {
+    const reason = error instanceof Error ? error.message : String(error);
+    logger.info(
+      { requestId: id, method: c.req.method, path: c.req.path, reason },
+      'client closed the connection',
+    );
+    error = new HttpError('INVALID_INPUT', 'the client closed the connection', {
+      status: CLIENT_CLOSED_STATUS,
+    });
+  }
   if (isFault(error)) logFault({ requestId: id, method: c.req.method, path: c.req.path, error });
   const problem = toProblem(error, id);
   return new Response(JSON.stringify(problem), {
@@ -152,11 +198,13 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
     maxJsonBytes: options.maxJsonBytes ?? 4 * 1024 * 1024,
     signal: options.signal ?? new AbortController().signal,
     heartbeatSeconds: options.heartbeatSeconds ?? 25,
+    accessRecheckSeconds: options.accessRecheckSeconds ?? 5,
   };
   const app = new Hono<ApiEnv>();
   app.use('*', requestId());
   app.use('*', observe({ metrics, logger }));
   app.use('*', refuseDotSegments());
+  app.use('*', bodyIdleTimeout(options.bodyIdleTimeoutSeconds ?? 60));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.route('/', docsRoutes());
 
@@ -167,6 +215,11 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   const guard: MiddlewareHandler<ApiEnv>[] = [auth];
   if (options.rateLimit !== false) guard.push(rateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT));
   app.use('/v1/*', ...guard);
+  app.on(
+    ['PUT', 'POST'],
+    '/v1/workspaces/:ws/files/*',
+    concurrentUploads(options.maxConcurrentUploads ?? 8),
+  );
   // The operation table's routes first: `GET …/files` lists before the file wildcard reads.
   for (const routes of [
     operationRoutes(config),
@@ -182,7 +235,7 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   const mcp = options.mcp;
   if (mcp !== undefined) {
     app.use('/mcp', ...guard);
-    app.all('/mcp', (c) => mcp(c.req.raw, c.get('satchel')));
+    app.all('/mcp', (c) => mcp(c.req.raw, c.get('satchel'), c.get('reauthenticate')));
   }
 
   const allowed = allowedMethods(app);
@@ -198,8 +251,8 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
             data: { method: c.req.method, allow },
             headers: { Allow: allow.join(', ') },
           });
-    return problemResponse(c, error, logFault);
+    return problemResponse(c, error, logFault, logger);
   });
-  app.onError((error, c) => problemResponse(c, error, logFault));
+  app.onError((error, c) => problemResponse(c, error, logFault, logger));
   return app;
 }

@@ -15,7 +15,8 @@ const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
  * key the engine does not accept (unknown, revoked, expired), is UNAUTHENTICATED (401 with
  * `WWW-Authenticate: Bearer`). On success `c.get('satchel')` acts as the key's principal, so
  * core authorises and audits each call as that principal, within the key's narrowing;
- * `c.get('actor')` is that principal (for rate limits and access logs).
+ * `c.get('actor')` is that principal (for rate limits and access logs), and
+ * `c.get('reauthenticate')` checks the key again for responses that outlive the request's start.
  */
 export function bearerAuth({ engine }: BearerAuthOptions): MiddlewareHandler<ApiEnv> {
   return async function bearerAuth(c, next) {
@@ -29,20 +30,24 @@ export function bearerAuth({ engine }: BearerAuthOptions): MiddlewareHandler<Api
           : 'malformed Authorization header: use Authorization: Bearer <key>',
       );
     }
-    try {
-      const actor = await engine.authenticate(key);
-      c.set('actor', actor);
-      c.set('satchel', engine.as(actor));
-    } catch (error) {
-      if (error instanceof SatchelError && error.code === 'UNAUTHENTICATED') {
-        // RFC 6750 §3.1: a presented but unusable token is "invalid_token".
-        throw new HttpError('UNAUTHENTICATED', error.message, {
-          data: error.data,
-          headers: { 'WWW-Authenticate': 'Bearer realm="satchel", error="invalid_token"' },
-        });
+    const authenticate = async () => {
+      try {
+        return await engine.authenticate(key);
+      } catch (error) {
+        if (error instanceof SatchelError && error.code === 'UNAUTHENTICATED') {
+          // RFC 6750 §3.1: a presented but unusable token is "invalid_token".
+          throw new HttpError('UNAUTHENTICATED', error.message, {
+            data: error.data,
+            headers: { 'WWW-Authenticate': 'Bearer realm="satchel", error="invalid_token"' },
+          });
+        }
+        throw error;
       }
-      throw error;
-    }
+    };
+    const actor = await authenticate();
+    c.set('actor', actor);
+    c.set('satchel', engine.as(actor));
+    c.set('reauthenticate', async () => engine.as(await authenticate()));
     await next();
   };
 }

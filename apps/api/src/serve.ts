@@ -14,6 +14,11 @@ export interface ServeOptions {
   readonly port?: number;
   /** Options of the app; its `signal` is the server's own shutdown signal. */
   readonly api?: Omit<ApiOptions, 'signal'>;
+  /**
+   * Seconds a client has to send a request's headers (from the connection's first byte, however
+   * slowly they trickle); then 408 and the connection is closed. Default 30.
+   */
+  readonly headerTimeoutSeconds?: number;
   /** How long `close()` lets in-flight requests finish before cutting connections. Default 10 s. */
   readonly drainMs?: number;
   /**
@@ -40,9 +45,11 @@ export interface RunningServer {
 
 /**
  * Serves `createApp(engine)` on `host:port` and resolves once it is listening (rejects if the
- * port cannot be bound, e.g. EADDRINUSE). Node's request timeout is off, because an upload of
- * gigabytes over a slow link legitimately takes longer than its 5-minute default; headers must
- * still arrive within Node's 60 s headers timeout.
+ * port cannot be bound, e.g. EADDRINUSE). Node's whole-request timeout is off, because an upload
+ * of gigabytes over a slow link legitimately takes longer than any fixed bound; what bounds a
+ * slow client instead is the header timeout (`headerTimeoutSeconds`) and the app's idle timeout
+ * between body chunks (`ApiOptions.bodyIdleTimeoutSeconds`). A socket timeout would not do: it
+ * would also cut lock waits and long polls, where neither side sends for a while by design.
  */
 export async function serve(
   engine: SatchelEngine,
@@ -56,7 +63,17 @@ export async function serve(
     ...options.api,
     signal: shutdown.signal,
   });
-  const server = createServer({ requestTimeout: 0 }, getRequestListener(app.fetch));
+  const headersTimeout = (options.headerTimeoutSeconds ?? 30) * 1000;
+  const server = createServer(
+    {
+      requestTimeout: 0,
+      headersTimeout,
+      // Node checks the header deadline on this interval (default 30 s, which would let a
+      // trickle run for up to the timeout plus 30 s).
+      connectionsCheckingInterval: Math.min(1000, headersTimeout),
+    },
+    getRequestListener(app.fetch),
+  );
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

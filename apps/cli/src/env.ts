@@ -27,6 +27,14 @@ export interface CliEnv {
   readonly rateLimit: string | undefined;
   /** Log level of `satchel serve` as given (SATCHEL_LOG_LEVEL); `serve` validates it. */
   readonly logLevel: string | undefined;
+  /** Header timeout of `satchel serve` as given (SATCHEL_HEADER_TIMEOUT, a duration). */
+  readonly headerTimeout: string | undefined;
+  /** Body idle timeout of `satchel serve` as given (SATCHEL_BODY_IDLE_TIMEOUT, a duration). */
+  readonly bodyIdleTimeout: string | undefined;
+  /** Host names `/mcp` of `satchel serve` answers to besides loopback (SATCHEL_ALLOWED_HOSTS). */
+  readonly allowedHosts: string[] | undefined;
+  /** Uploads per key at once on `satchel serve` as given (SATCHEL_MAX_UPLOADS). */
+  readonly maxUploads: string | undefined;
   /** API key of CodeSandbox for `satchel sandbox run --provider codesandbox` (CSB_API_KEY). */
   readonly csbApiKey: string | undefined;
 }
@@ -81,6 +89,10 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): CliE
     webhookAllow: commaList(env.SATCHEL_WEBHOOK_ALLOW),
     rateLimit: nonEmpty(env.SATCHEL_RATE_LIMIT),
     logLevel: nonEmpty(env.SATCHEL_LOG_LEVEL),
+    headerTimeout: nonEmpty(env.SATCHEL_HEADER_TIMEOUT),
+    bodyIdleTimeout: nonEmpty(env.SATCHEL_BODY_IDLE_TIMEOUT),
+    maxUploads: nonEmpty(env.SATCHEL_MAX_UPLOADS),
+    allowedHosts: commaList(env.SATCHEL_ALLOWED_HOSTS),
     csbApiKey: nonEmpty(env.CSB_API_KEY),
   };
 }

@@ -50,6 +50,24 @@ describe('normalizePath', () => {
     expect(reason(input)).not.toBe('accepted');
   });
 
+  it.each([
+    ['\u202e', 'right-to-left override'],
+    ['\u202a', 'left-to-right embedding'],
+    ['\u2066', 'left-to-right isolate'],
+    ['\u2069', 'pop directional isolate'],
+    ['\u200e', 'left-to-right mark'],
+    ['\u200f', 'right-to-left mark'],
+  ])('refuses the bidi control %j (%s), which disguises a name, with INVALID_PATH', (bidi) => {
+    // "/invoice\u202Efdp.exe" displays as "/invoiceexe.pdf".
+    expect(reason(`/invoice${bidi}fdp.exe`)).toMatch(/bidirectional/);
+  });
+
+  it('refuses bidi controls in workspace names with INVALID_INPUT', () => {
+    expect(() => validateWorkspaceName('ws\u202egnp')).toThrow(
+      expect.objectContaining({ code: 'INVALID_INPUT' }),
+    );
+  });
+
   it('refuses non-strings', () => {
     expect(reason(42)).toMatch(/string/);
     expect(reason(null)).toMatch(/string/);

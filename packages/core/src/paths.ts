@@ -12,6 +12,9 @@ export const MAX_PATH_BYTES = 4096;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // A lone surrogate cannot be encoded as UTF-8, so two different inputs would collapse into U+FFFD.
+// Bidirectional controls (embeddings, overrides, isolates, marks) make a name display as another:
+// "invoice\u202Efdp.exe" shows as "invoiceexe.pdf" in a listing.
+const BIDI_CONTROL = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function invalid(input: string, reason: string): SatchelError {
@@ -25,7 +28,8 @@ function invalid(input: string, reason: string): SatchelError {
  * Returns the canonical form of a workspace path: absolute, NFC, no trailing slash ("/" for the
  * root). A missing leading slash is accepted ("a/b" is "/a/b"), as is one trailing slash.
  * Throws INVALID_PATH naming the rule that failed: empty segments, "." or ".." (also in
- * look-alike forms such as fullwidth dots), backslashes, NUL and control characters, unpaired
+ * look-alike forms such as fullwidth dots), backslashes, NUL and control characters,
+ * bidirectional controls (which make a name display as another), unpaired
  * surrogates, segments over 255 bytes, paths over 4096 bytes. Percent escapes are not decoded:
  * "%2e%2e" is a literal name.
  */
@@ -34,6 +38,12 @@ export function normalizePath(input: unknown): string {
   if (input.length === 0) throw invalid(input, 'the path is empty');
   if (CONTROL.test(input))
     throw invalid(input, 'control characters (including NUL) are not allowed');
+  if (BIDI_CONTROL.test(input)) {
+    throw invalid(
+      input,
+      'bidirectional control characters (U+200E/F, U+202A-E, U+2066-9) are not allowed',
+    );
+  }
   if (LONE_SURROGATE.test(input)) throw invalid(input, 'the path is not valid Unicode');
   if (input.includes('\\')) throw invalid(input, 'backslashes are not allowed; use "/"');
   let path = input.normalize('NFC');

@@ -2,7 +2,7 @@
  * The change feed: pages of a workspace's changes (`?after=&limit=`), long polling (`&wait=S`),
  * and a live Server-Sent Events stream (`Accept: text/event-stream`) resumable by Last-Event-ID.
  */
-import { type ChangeEvent, type ChangesPage, SatchelError } from '@satchel/core';
+import { type ChangeEvent, type ChangesPage, type Satchel, SatchelError } from '@satchel/core';
 import { ListChangesOptionsSchema } from '@satchel/core/schemas';
 import { type Context, Hono } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
@@ -28,6 +28,42 @@ async function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<
     return await Promise.race([work, aborted]);
   } finally {
     cleanup();
+  }
+}
+
+type ChangesOptions = Parameters<Satchel['listChanges']>[1];
+
+/**
+ * The next page after `after`, waiting up to `waitSeconds` for one, with the caller's access
+ * checked again on the way: the key is re-authenticated (revoked, expired → UNAUTHENTICATED) and
+ * the read re-authorised (membership or scope gone → NOT_FOUND/FORBIDDEN) at least every
+ * `recheckSeconds` while waiting and before any event is returned — events that arrived during
+ * a wait are read again by a call authorised after it. Throws what a fresh request would get;
+ * null when `stop` aborts. Cost: one key lookup per slice of `recheckSeconds`, and one more
+ * lookup and read per batch of events.
+ */
+async function watchedPage(
+  reauthenticate: () => Promise<Satchel>,
+  ws: string,
+  options: ChangesOptions & { after?: number | undefined },
+  waitSeconds: number,
+  recheckSeconds: number,
+  stop: AbortSignal,
+): Promise<ChangesPage | null> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  for (;;) {
+    const satchel = await reauthenticate();
+    const slice = Math.max(0, Math.min(recheckSeconds, (deadline - Date.now()) / 1000));
+    const page = await unlessAborted(
+      satchel.listChanges(ws, { ...options, waitSeconds: slice }),
+      stop,
+    );
+    if (page === null) return null;
+    if (page.events.length > 0) {
+      if (slice === 0) return page;
+      return (await reauthenticate()).listChanges(ws, { ...options, waitSeconds: 0 });
+    }
+    if (Date.now() >= deadline) return page;
   }
 }
 
@@ -86,8 +122,14 @@ export function changeRoutes(config: RouteConfig): Hono<ApiEnv> {
     c.header('Vary', 'Accept');
     const live =
       c.req.method === 'GET' && (c.req.header('Accept') ?? '').includes('text/event-stream');
+    const reauthenticate = c.get('reauthenticate');
+    const recheck = config.accessRecheckSeconds;
     if (!live) {
-      const page = await unlessAborted(satchel.listChanges(ws, options), stop);
+      const wait = options.waitSeconds ?? 0;
+      const page =
+        wait > 0
+          ? await watchedPage(reauthenticate, ws, options, wait, recheck, stop)
+          : await unlessAborted(satchel.listChanges(ws, options), stop);
       return c.json(page ?? { events: [], cursor: options.after ?? 0 });
     }
     // The first page is read before the stream opens, so an unknown workspace or a refusal is
@@ -102,8 +144,12 @@ export function changeRoutes(config: RouteConfig): Hono<ApiEnv> {
         while (page !== null) {
           await writeEvents(stream, page.events);
           const after: number = page.cursor;
-          page = await unlessAborted(
-            satchel.listChanges(ws, { ...options, after, waitSeconds: config.heartbeatSeconds }),
+          page = await watchedPage(
+            reauthenticate,
+            ws,
+            { ...options, after },
+            config.heartbeatSeconds,
+            recheck,
             done,
           );
           // A wait that timed out: a comment keeps proxies from closing an idle connection.

@@ -2,7 +2,13 @@
  * Files: listing, and the content of one file — GET/HEAD (conditional, ranged, versioned), PUT
  * (streamed, conditional), POST ?append, DELETE. Bodies are streamed both ways, never buffered.
  */
-import { type FileInfo, type FileStream, isSatchelError, type Satchel } from '@satchel/core';
+import {
+  baseName,
+  type FileInfo,
+  type FileStream,
+  isSatchelError,
+  type Satchel,
+} from '@satchel/core';
 import { type Context, Hono } from 'hono';
 import type { ApiEnv } from '../api-env.js';
 import type { RouteConfig } from '../app.js';
@@ -14,6 +20,7 @@ import {
   versionHeaders,
   writeConditions,
 } from '../http/conditional.js';
+import { CONTENT_SAFETY_HEADERS, dispositionOf } from '../http/content-safety.js';
 import { contentRange, type SelectedRange, selectRange } from '../http/range.js';
 import { mutationOptions, queryBool, queryInt, sessionOption, urlPath } from '../input.js';
 import { HttpError } from '../problem.js';
@@ -50,7 +57,7 @@ export function encodedPath(path: string): string {
 
 /**
  * The FileInfo as headers, so a client rebuilds all of it from a read: the validators, type,
- * size, digest, and `Satchel-Path`, `Satchel-Author`, `Satchel-Session` (percent-encoded, absent
+ * size, digest, the content-safety headers (http/content-safety.ts), and `Satchel-Path`, `Satchel-Author`, `Satchel-Session` (percent-encoded, absent
  * without a label) and `Satchel-Modified` (ISO 8601 with milliseconds).
  */
 function readHeaders(info: FileInfo, pinned: boolean): Record<string, string> {
@@ -61,11 +68,13 @@ function readHeaders(info: FileInfo, pinned: boolean): Record<string, string> {
     'Satchel-Author': encodeURIComponent(info.author),
     'Satchel-Modified': info.modifiedAt,
     'Cache-Control': cacheControl(pinned),
+    ...CONTENT_SAFETY_HEADERS,
   };
   if (info.session !== null) headers['Satchel-Session'] = encodeURIComponent(info.session);
   if (info.type === 'file') {
     headers['Accept-Ranges'] = 'bytes';
     headers['Content-Type'] = info.contentType ?? 'application/octet-stream';
+    headers['Content-Disposition'] = dispositionOf(baseName(info.path), headers['Content-Type']);
     headers['Content-Length'] = String(info.size);
   }
   // RFC 9530: lets a client check what it downloaded against the stored SHA-256.
@@ -109,7 +118,11 @@ async function read(c: Context<ApiEnv, '/workspaces/:ws/files/*'>): Promise<Resp
   }
   const info = await satchel.stat(ws, path, { version });
   if (evaluateRead(header, info) === 'not-modified') {
-    return c.body(null, 304, { ...versionHeaders(info), 'Cache-Control': cacheControl(pinned) });
+    return c.body(null, 304, {
+      ...versionHeaders(info),
+      'Cache-Control': cacheControl(pinned),
+      ...CONTENT_SAFETY_HEADERS,
+    });
   }
   if (isHead) return c.body(null, 200, readHeaders(info, pinned));
   const range =

@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +87,35 @@ describe('satchel serve', () => {
     expect(second.stdout()).not.toContain(key);
     second.process.kill('SIGINT');
     expect(await exitCode(second.process)).toBe(0);
+  }, 60_000);
+
+  it('takes its slow-client limits from flags and the environment', async () => {
+    const bad = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+      cwd: packageDir,
+      env: { ...process.env, SATCHEL_DATA: data, SATCHEL_MAX_UPLOADS: 'many' },
+    });
+    let stderr = '';
+    bad.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    expect(await exitCode(bad)).toBe(2);
+    expect(stderr).toContain('invalid SATCHEL_MAX_UPLOADS "many"');
+
+    const running = await start(['--port', '0', '--header-timeout', '1s'], {
+      SATCHEL_BODY_IDLE_TIMEOUT: '1s',
+    });
+    // Headers trickled one line at a time are cut off after the header timeout.
+    const socket = connect(Number(new URL(running.url).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n');
+    const trickle = setInterval(() => socket.write('X-Slow: 1\r\n'), 200);
+    const started = Date.now();
+    await closed;
+    clearInterval(trickle);
+    expect(Date.now() - started).toBeLessThan(5000);
+    running.process.kill('SIGTERM');
+    expect(await exitCode(running.process)).toBe(0);
   }, 60_000);
 
   it('exits 2 with one line for a bad port or one in use', async () => {

@@ -1,7 +1,7 @@
 /** `satchel serve`: the REST API over the data directory, until SIGINT or SIGTERM. */
 import type { LogLevel, RateLimitOptions } from '@satchel/api';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type Context, durationSeconds } from '../context.js';
+import { type Context, durationSeconds, positiveInt } from '../context.js';
 import { commaList } from '../env.js';
 import { usageError } from '../errors.js';
 import { examples } from '../format.js';
@@ -86,6 +86,24 @@ interface ServeFlags {
   readonly rateLimit?: RateLimitOptions | false;
   readonly logLevel?: LogLevel;
   readonly webhookAllow?: string[];
+  readonly headerTimeout?: number;
+  readonly bodyIdleTimeout?: number;
+  readonly maxUploads?: number;
+  readonly allowedHosts?: string[];
+}
+
+/** Bind addresses that name no host of their own: every interface. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+/** A flag's value, else its environment variable parsed like the flag, else undefined. */
+function flagOrEnv<T>(
+  flag: T | undefined,
+  name: string,
+  env: string | undefined,
+  parse: (v: string) => T,
+): T | undefined {
+  if (flag !== undefined) return flag;
+  return env === undefined ? undefined : fromEnv(name, env, parse);
 }
 
 export function registerServeCommand(program: Command, ctx: Context): void {
@@ -126,6 +144,34 @@ export function registerServeCommand(program: Command, ctx: Context): void {
           'they are not public, e.g. 127.0.0.1,10.0.0.0/8 (default: SATCHEL_WEBHOOK_ALLOW)',
       ).argParser((value: string) => commaList(value) ?? []),
     )
+    .addOption(
+      new Option(
+        '--header-timeout <duration>',
+        'time a client has to send request headers, e.g. 30s; then 408 and the connection ' +
+          'closes (default: SATCHEL_HEADER_TIMEOUT, else 30s)',
+      ).argParser(durationSeconds),
+    )
+    .addOption(
+      new Option(
+        '--body-idle-timeout <duration>',
+        'time a request body may pause between bytes, e.g. 60s; then 408, the connection ' +
+          'closes and nothing is kept (default: SATCHEL_BODY_IDLE_TIMEOUT, else 60s)',
+      ).argParser(durationSeconds),
+    )
+    .addOption(
+      new Option(
+        '--max-uploads <n>',
+        'file uploads one API key may stream at once; more get 429 ' +
+          '(default: SATCHEL_MAX_UPLOADS, else 8)',
+      ).argParser(positiveInt),
+    )
+    .addOption(
+      new Option(
+        '--allowed-hosts <list>',
+        'comma-separated host names (name or name:port) /mcp answers to besides loopback ones ' +
+          'and --host, e.g. satchel.example.com (default: SATCHEL_ALLOWED_HOSTS)',
+      ).argParser((value: string) => commaList(value) ?? []),
+    )
     .action(async (flags: ServeFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const untilStopped = run.io.untilStopped;
@@ -142,6 +188,24 @@ export function registerServeCommand(program: Command, ctx: Context): void {
       const level =
         flags.logLevel ??
         (envLevel === undefined ? 'info' : fromEnv('SATCHEL_LOG_LEVEL', envLevel, logLevel));
+      const bodyIdle = flagOrEnv(
+        flags.bodyIdleTimeout,
+        'SATCHEL_BODY_IDLE_TIMEOUT',
+        ctx.env.bodyIdleTimeout,
+        durationSeconds,
+      );
+      const maxUploads = flagOrEnv(
+        flags.maxUploads,
+        'SATCHEL_MAX_UPLOADS',
+        ctx.env.maxUploads,
+        positiveInt,
+      );
+      const headerTimeout = flagOrEnv(
+        flags.headerTimeout,
+        'SATCHEL_HEADER_TIMEOUT',
+        ctx.env.headerTimeout,
+        durationSeconds,
+      );
       // Always the data directory (SATCHEL_URL names a server to talk to, not this one).
       // Webhooks are delivered by this server only, checked against this allow-list.
       const engine = await ctx.engine(run.dataDir(), flags.webhookAllow ?? ctx.env.webhookAllow);
@@ -151,14 +215,27 @@ export function registerServeCommand(program: Command, ctx: Context): void {
       // Loaded on demand: no other command needs the HTTP stack, and startup time matters.
       const api = await import('@satchel/api');
       const { createMcpHttpHandler } = await import('@satchel/mcp');
-      const mcp = createMcpHttpHandler();
+      // DNS-rebinding defence: /mcp answers to loopback names, the bind address and these.
+      const allowedHosts = [
+        ...(WILDCARD_HOSTS.has(host) ? [] : [host.includes(':') ? `[${host}]` : host]),
+        ...(flags.allowedHosts ?? ctx.env.allowedHosts ?? []),
+      ];
+      const mcp = createMcpHttpHandler({ allowedHosts });
       const apiOptions = {
         mcp,
         logger: api.createLogger(level, run.io.stdout),
         ...(rateLimit === undefined ? {} : { rateLimit }),
+        ...(bodyIdle === undefined ? {} : { bodyIdleTimeoutSeconds: bodyIdle }),
+        ...(maxUploads === undefined ? {} : { maxConcurrentUploads: maxUploads }),
       };
       const server = await api
-        .serve(engine, { host, port, api: apiOptions, webhooks: {} })
+        .serve(engine, {
+          host,
+          port,
+          api: apiOptions,
+          webhooks: {},
+          ...(headerTimeout === undefined ? {} : { headerTimeoutSeconds: headerTimeout }),
+        })
         .catch((error: unknown) => {
           throw bindError(error, host, port);
         });

@@ -2,7 +2,8 @@
  * The SSRF guard of webhooks: a URL must be http(s) without credentials, and every address its
  * host resolves to must be ordinary public unicast — not loopback, private, link-local (cloud
  * metadata at 169.254.169.254), unique-local, carrier-grade NAT, reserved, multicast or
- * unspecified, nor an IPv4-mapped form of those — unless the server's allow-list names the host
+ * unspecified, nor an IPv6 form that carries an IPv4 address (mapped, compatible, translated,
+ * NAT64, 6to4, Teredo) — unless the server's allow-list names the host
  * or the address. Checked when a webhook is created or changed, and again at every delivery on
  * the very address the connection uses (`guardedLookup`), so DNS rebinding cannot slip through.
  */
@@ -102,12 +103,59 @@ export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
 }
 
-/** Why `address` may not be delivered to (its range, e.g. "loopback"), or null when it may. */
+/**
+ * The IPv4 address an IPv6 address carries inside it, for the forms that do: IPv4-compatible
+ * (`::a.b.c.d`, deprecated), IPv4-translated (`::ffff:0:a.b.c.d`, RFC 6145), NAT64
+ * (`64:ff9b::a.b.c.d`, RFC 6052), 6to4 (`2002:AABB:CCDD::/48`, RFC 3056) and Teredo (the client
+ * address, inverted, in the last 32 bits, RFC 4380). IPv4-mapped addresses are unwrapped by
+ * `ipaddr.process` before this is asked. Null for any other address, and for `::` and `::1`.
+ */
+function embeddedIPv4(address: Address): ipaddr.IPv4 | null {
+  if (address.kind() !== 'ipv6') return null;
+  const parts = (address as ipaddr.IPv6).parts;
+  const part = (i: number): number => parts[i] ?? 0;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  const zeroBefore = (n: number) => parts.slice(0, n).every((p) => p === 0);
+  // IPv4-compatible, but not :: (unspecified) nor ::1 (loopback), which ipaddr judges itself.
+  if (zeroBefore(6) && (part(6) !== 0 || part(7) > 1)) return v4(part(6), part(7));
+  if (zeroBefore(4) && part(4) === 0xffff && part(5) === 0) return v4(part(6), part(7));
+  if (part(0) === 0x64 && part(1) === 0xff9b && parts.slice(2, 6).every((p) => p === 0)) {
+    return v4(part(6), part(7));
+  }
+  if (part(0) === 0x2002) return v4(part(1), part(2));
+  if (part(0) === 0x2001 && part(1) === 0) return v4(part(6) ^ 0xffff, part(7) ^ 0xffff);
+  return null;
+}
+
+/** The IPv4 address a literal IPv6 address carries, mapped (`::ffff:a.b.c.d`) or embedded. */
+function carriedIPv4(address: string): ipaddr.IPv4 | null {
+  if (!ipaddr.isValid(address)) return null;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() !== 'ipv6') return null;
+  const processed = ipaddr.process(address);
+  return processed.kind() === 'ipv4' ? (processed as ipaddr.IPv4) : embeddedIPv4(processed);
+}
+
+/**
+ * Why `address` may not be delivered to (its range, e.g. "loopback"), or null when it may. An
+ * IPv6 form that carries an IPv4 address (`embeddedIPv4`) is refused with the range of that
+ * IPv4 when it is not public, else with the form's own range: tunnels and translators reach
+ * whatever the network's relay decides, so only the allow-list lets them through.
+ */
 export function refusedRange(address: string, allow: AllowList): string | null {
   if (!ipaddr.isValid(address)) return 'invalid';
   // process(): an IPv4-mapped IPv6 address (::ffff:127.0.0.1) is judged as the IPv4 it maps.
   const parsed = ipaddr.process(address);
   if (allow.allowsAddress(parsed)) return null;
+  const embedded = embeddedIPv4(parsed);
+  if (embedded !== null) {
+    const inner = embedded.range();
+    return inner !== 'unicast'
+      ? inner
+      : parsed.range() === 'unicast'
+        ? 'ipv4Compatible'
+        : parsed.range();
+  }
   const range = parsed.range();
   return range === 'unicast' ? null : range;
 }
@@ -118,6 +166,10 @@ const RANGE_WORDS: Readonly<Record<string, string>> = {
   uniqueLocal: 'unique-local',
   carrierGradeNat: 'carrier-grade NAT',
   ipv4Mapped: 'IPv4-mapped',
+  ipv4Compatible: 'IPv4-compatible',
+  rfc6052: 'NAT64',
+  rfc6145: 'IPv4-translated',
+  teredo: 'Teredo',
 };
 
 /** "a loopback address", "a link-local address". */
@@ -128,10 +180,18 @@ export function describeRange(range: string): string {
 function refusedAddress(url: URL, address: string, range: string): SatchelError {
   const host = hostOf(url);
   const what = host === address ? `${address} is` : `${host} resolves to ${address},`;
+  const inner = carriedIPv4(address);
+  const carrying = inner === null ? '' : ` carrying ${inner.toString()},`;
   return refused(
-    `refusing webhook URL ${url.origin}: ${what} ${describeRange(range)}; only public ` +
-      'addresses are allowed unless the server is started with --webhook-allow',
-    { reason: 'ssrf', host, address, range },
+    `refusing webhook URL ${url.origin}: ${what}${carrying} ${describeRange(range)}; only ` +
+      'public addresses are allowed unless the server is started with --webhook-allow',
+    {
+      reason: 'ssrf',
+      host,
+      address,
+      range,
+      ...(inner === null ? {} : { embedded: inner.toString() }),
+    },
   );
 }
 

@@ -198,6 +198,38 @@ describe('SSRF guard', () => {
     expect(await satchel.listWebhooks('ws')).toEqual([]);
   });
 
+  it('refuses private IPv4 addresses hidden in IPv6 forms, naming the address they embed', async () => {
+    const allow = AllowList.parse([]);
+    const hidden: Array<[string, string, string]> = [
+      // IPv4-compatible (deprecated ::/96): the URL parser rewrites it as [::7f00:1].
+      ['http://[::127.0.0.1]/', '127.0.0.1', 'loopback'],
+      ['http://[::169.254.169.254]/latest', '169.254.169.254', 'linkLocal'],
+      ['http://[::ffff:10.0.0.1]/', '10.0.0.1', 'private'],
+      // IPv4-translated (RFC 6145), NAT64 (RFC 6052), 6to4 (RFC 3056), Teredo (RFC 4380).
+      ['http://[::ffff:0:127.0.0.1]/', '127.0.0.1', 'loopback'],
+      ['http://[64:ff9b::169.254.169.254]/', '169.254.169.254', 'linkLocal'],
+      ['http://[2002:7f00:1::1]/', '127.0.0.1', 'loopback'],
+      ['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', '127.0.0.1', 'loopback'],
+    ];
+    for (const [url, embedded, range] of hidden) {
+      await expect(checkWebhookUrl(url, allow), url).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        data: { reason: 'ssrf', embedded, range },
+      });
+    }
+    // Tunnel and translation forms reach whatever the network's relay decides: refused even
+    // when the IPv4 inside is public (name such a host in the allow-list to deliver to it).
+    for (const url of [
+      'http://[::8.8.8.8]/',
+      'http://[64:ff9b::8.8.8.8]/',
+      'http://[2002:808:808::1]/',
+    ]) {
+      await expect(checkWebhookUrl(url, allow), url).rejects.toMatchObject({
+        data: { reason: 'ssrf' },
+      });
+    }
+  });
+
   it('accepts what the allow-list names: addresses, CIDRs and host names', async () => {
     const data = join(await tempDir(), 'data');
     const satchel = await openSatchel({
