@@ -24,7 +24,7 @@ import {
   runAudited,
   workspaceCheck,
 } from './calls.js';
-import { RUNS, transferAuditWorkspace } from './runs.js';
+import { RUNS, WORKSPACE_OF } from './runs.js';
 
 export type { EngineServices } from './calls.js';
 
@@ -63,10 +63,13 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
   ): Promise<Awaited<ReturnType<OperationMethods[K]>>> {
     const spec: OperationSpec = OPERATIONS[name];
     const argv = args as unknown as never;
+    const resolve = WORKSPACE_OF[name] as
+      | ((services: EngineServices, args: unknown) => Promise<string | null>)
+      | undefined;
     const named = spec.args.findIndex(([arg]) => arg === 'workspace');
     const workspace =
-      name === 'acceptTransfer'
-        ? await transferAuditWorkspace(this.services, args[0])
+      resolve !== undefined
+        ? await resolve(this.services, args)
         : (spec.workspace?.(argv) ?? (named === -1 ? null : args[named]));
     const call = describeCall(
       name,

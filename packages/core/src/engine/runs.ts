@@ -130,12 +130,16 @@ export const RUNS: Runs = {
 };
 
 /**
- * The workspace an accepted transfer is of, for its audit entry: the claim code names it, so
- * it is looked up before the call (null for an unknown code).
+ * Where the operation's workspace is not one of its arguments, how the engine finds it before
+ * the call, for the audit entry: a claim code names the workspace of its transfer (null for an
+ * unknown code).
  */
-export function transferAuditWorkspace(
-  services: EngineServices,
-  code: unknown,
-): Promise<string | null> {
-  return typeof code === 'string' ? transferWorkspace(services.store, code) : Promise.resolve(null);
-}
+export const WORKSPACE_OF: {
+  readonly [K in OperationName]?: (
+    services: EngineServices,
+    args: Parameters<OperationMethods[K]>,
+  ) => Promise<string | null>;
+} = {
+  acceptTransfer: async (services, [code]) =>
+    typeof code === 'string' ? transferWorkspace(services.store, code) : null,
+};
