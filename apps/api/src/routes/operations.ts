@@ -28,6 +28,7 @@ import {
   queryInt,
   queryNumber,
   readJson,
+  sessionOption,
   urlPath,
   validate,
 } from '../input.js';
@@ -119,10 +120,10 @@ async function readFields(
   if (r.body !== null) {
     Object.assign(fields, await readJson(c, r.body, maxJsonBytes, { optional: r.bodyOptional }));
   }
-  // Satchel-Session and Satchel-Lock-Token win over the body, for operations that take them.
-  for (const [name, value] of Object.entries(mutationOptions(c))) {
-    if (r.options.has(name)) fields[name] = value;
-  }
+  // Satchel-Session and Satchel-Lock-Token win over the body, for operations that take them
+  // (a header an operation does not take is not even parsed).
+  if (r.options.has('session')) Object.assign(fields, sessionOption(c));
+  if (r.options.has('lockToken')) Object.assign(fields, mutationOptions(c));
   return fields;
 }
 
