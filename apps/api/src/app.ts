@@ -33,7 +33,7 @@ export interface ApiOptions {
   readonly bodyIdleTimeoutSeconds?: number;
   /**
    * File uploads (PUT, POST ?append) one key may stream at once; one more is 429 RATE_LIMITED
-   * with Retry-After. Default 8.
+   * with Retry-After. Default 32: above sync's 8 parallel transfers, with room for other agents on the key.
    */
   readonly maxConcurrentUploads?: number;
   /** Receives unexpected faults (500s) with their request id. Default: `logger.error`. */
@@ -218,7 +218,7 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   app.on(
     ['PUT', 'POST'],
     '/v1/workspaces/:ws/files/*',
-    concurrentUploads(options.maxConcurrentUploads ?? 8),
+    concurrentUploads(options.maxConcurrentUploads ?? 32),
   );
   // The operation table's routes first: `GET …/files` lists before the file wildcard reads.
   for (const routes of [

@@ -162,7 +162,7 @@ export function registerServeCommand(program: Command, ctx: Context): void {
       new Option(
         '--max-uploads <n>',
         'file uploads one API key may stream at once; more get 429 ' +
-          '(default: SATCHEL_MAX_UPLOADS, else 8)',
+          '(default: SATCHEL_MAX_UPLOADS, else 32)',
       ).argParser(positiveInt),
     )
     .addOption(
