@@ -4,24 +4,24 @@
  * changes, group-committed within 100 ms for reads and refusals (DESIGN.md, Audit log).
  */
 import type { AuditInput, AuditLog } from '../audit/audit-log.js';
-import type { Actor } from '../auth/actor.js';
 import {
   authorize,
   authorizeGlobal,
   type GlobalAction,
   type WorkspaceAction,
 } from '../auth/authorize.js';
-import { isSatchelError } from '../errors.js';
+import { isSatchelError } from '../base/errors.js';
+import { normalizePath, validateWorkspaceName } from '../base/paths.js';
+import type { Actor } from '../kernel/actor.js';
+import type { ChangeNotifier } from '../kernel/change-notifier.js';
+import type { EngineContext, EngineLimits } from '../kernel/context.js';
+import { requireWorkspace } from '../kernel/context.js';
 import type { LockWaiters } from '../locks/locks.js';
-import { normalizePath, validateWorkspaceName } from '../paths.js';
 import type { SearchIndex } from '../search/indexer.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type { MetadataStore, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
 import type { WebhookServices } from '../webhooks/webhooks.js';
-import type { ChangeNotifier } from './changes.js';
-import type { EngineContext, EngineLimits } from './context.js';
-import { requireWorkspace } from './context.js';
 
 /** Everything the engine shares across actors. */
 export interface EngineServices {

@@ -6,9 +6,11 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AuditLog } from '../audit/audit-log.js';
 import { actorOf, bootstrapAdmin } from '../auth/access.js';
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
+import { ChangeNotifier } from '../kernel/change-notifier.js';
+import type { EngineLimits } from '../kernel/context.js';
 import { LockWaiters } from '../locks/locks.js';
-import type { SatchelEngine } from '../satchel.js';
+import type { SatchelEngine } from '../operations/satchel.js';
 import type { EmbeddingProvider } from '../search/embeddings.js';
 import { SearchIndex } from '../search/indexer.js';
 import type { ChatProvider } from '../search/llm.js';
@@ -22,8 +24,6 @@ import { openSqlite, SQLITE_DIALECT } from '../store/metadata/sqlite.js';
 import { SecretBox, WEBHOOK_KEY_FILE } from '../webhooks/secret-box.js';
 import { AllowList } from '../webhooks/ssrf.js';
 import { webhookServices } from '../webhooks/webhooks.js';
-import { ChangeNotifier } from './changes.js';
-import type { EngineLimits } from './context.js';
 import { type EngineServices, LocalSatchel } from './local-satchel.js';
 
 export const DEFAULT_LIMITS: EngineLimits = {

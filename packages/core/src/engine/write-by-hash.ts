@@ -2,13 +2,13 @@
  * Writing a file by the hash of content the workspace already holds: no bytes travel. Sync uses
  * it before uploading (a renamed or copied file, content restored after a reset).
  */
-import { SatchelError } from '../errors.js';
-import { normalizeEntryPath, validateWorkspaceName } from '../paths.js';
+import { SatchelError } from '../base/errors.js';
+import { normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
+import { blobBytes } from '../kernel/content.js';
+import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { type FileInfo, type WriteOptions, WriteOptionsSchema } from '../schemas/index.js';
 import { ContentHashSchema } from '../schemas/sync.js';
-import { type FileInfo, type WriteOptions, WriteOptionsSchema } from '../schemas.js';
 import type { BlobRow, MetadataQueries } from '../store/metadata/metadata-store.js';
-import { blobBytes } from './content.js';
-import { type EngineContext, parseOptions, requireWorkspace } from './context.js';
 import type { StoredContent } from './ingest.js';
 import { commitContent } from './write.js';
 

@@ -6,9 +6,9 @@
  * Delivery is at least once: a receiver deduplicates by `webhook-id`.
  */
 import { Webhook as Signer } from 'standardwebhooks';
-import type { ChangeNotifier } from '../engine/changes.js';
-import { iso } from '../engine/context.js';
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
+import type { ChangeNotifier } from '../kernel/change-notifier.js';
+import { iso } from '../kernel/records.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type { MetadataStore } from '../store/metadata/metadata-store.js';
 import * as q from '../store/metadata/webhook-queries.js';

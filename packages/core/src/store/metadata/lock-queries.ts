@@ -1,7 +1,7 @@
 /** Every SQL statement about locks, in portable Kysely (SQLite now, PostgreSQL next). */
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
-import { ancestorsOf, descendantRange } from '../../paths.js';
+import { ancestorsOf, descendantRange } from '../../base/paths.js';
 import type { Database, LocksTable } from './tables.js';
 
 export type LockRow = Selectable<LocksTable>;

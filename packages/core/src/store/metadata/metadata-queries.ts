@@ -1,6 +1,6 @@
 /** Metadata reads: every query usable both outside and inside a transaction (portable Kysely). */
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { descendantRange } from '../../paths.js';
+import { descendantRange } from '../../base/paths.js';
 import type {
   BlobsTable,
   Database,
