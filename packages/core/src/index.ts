@@ -158,6 +158,12 @@ export { FsBlobStore } from './store/fs-blob-store.js';
 export { MemoryBlobStore } from './store/memory-blob-store.js';
 export { MetadataStore } from './store/metadata/metadata-store.js';
 export { openSqlite, SQLITE_DIALECT } from './store/metadata/sqlite.js';
+export type {
+  BlobsConfig,
+  MetadataConfig,
+  SqliteConfig,
+  StoreConfig,
+} from './store/open-stores.js';
 export { folderPattern, IGNORE_FILE } from './sync/ignore.js';
 export { LocalTree } from './sync/local-tree.js';
 export { conflictPath, DEFAULT_MAX_DELETE_SHARE } from './sync/plan.js';
