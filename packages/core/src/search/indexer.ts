@@ -55,7 +55,15 @@ export interface SearchIndexOptions {
   readonly llm?: ChatProvider | undefined;
 }
 
-/** The engine's search index; one per open engine, shared by all actors. */
+/**
+ * The engine's search index; one per open engine, shared by all actors.
+ *
+ * Seam, background search indexing (in-process: a scheduled catch-up per workspace, woken by
+ * the ChangeNotifier). Contract a multi-node implementation must keep: the index of a workspace
+ * follows its change feed through `search_state.indexed_seq`, advanced in the transaction that
+ * writes the passages, so any node may run a step and a crashed step is redone; only one step
+ * of a workspace runs at a time (in-process: a per-workspace promise; across nodes: a lease).
+ */
 export class SearchIndex {
   readonly embeddings: EmbeddingProvider | undefined;
   readonly llm: ChatProvider | undefined;
