@@ -20,7 +20,7 @@ import type { LockWaiters } from '../locks/locks.js';
 import type { SearchIndex } from '../search/indexer.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { GroupCommitter } from '../store/group-commit.js';
-import type { MetadataStore, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
+import type { MetadataStore, MetadataTx } from '../store/metadata/metadata-store.js';
 import type { WebhookServices } from '../webhooks/webhooks.js';
 
 /** Everything the engine shares across actors. */
@@ -75,24 +75,6 @@ function seqOf(result: unknown): number | null {
   const value = result as { seq?: unknown; info?: { seq?: unknown } } | null;
   if (typeof value?.seq === 'number') return value.seq;
   return typeof value?.info?.seq === 'number' ? value.info.seq : null;
-}
-
-/**
- * The store as one call sees it: outside transactions, a workspace row is read once per call —
- * not once for the authorisation and again by the operation. Transactions read their own.
- */
-function callStore(store: MetadataStore): MetadataStore {
-  const rows = new Map<string, Promise<WorkspaceRow | undefined>>();
-  const view = Object.create(store) as MetadataStore;
-  view.findWorkspace = (name: string) => {
-    let row = rows.get(name);
-    if (!row) {
-      row = store.findWorkspace(name);
-      rows.set(name, row);
-    }
-    return row;
-  };
-  return view;
 }
 
 /**
@@ -153,7 +135,7 @@ function callContext(
     code: null,
   });
   return {
-    store: callStore(store),
+    store: store.forCall(),
     blobs,
     clock,
     limits,

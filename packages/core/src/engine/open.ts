@@ -17,7 +17,6 @@ import { SearchIndex } from '../search/indexer.js';
 import type { ChatProvider } from '../search/llm.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { GroupCommitter } from '../store/group-commit.js';
-import { startLockEpoch } from '../store/metadata/lock-queries.js';
 import type { MetadataStore } from '../store/metadata/metadata-store.js';
 import { embeddedStores, openBlobs, openMetadata, type StoreConfig } from '../store/open-stores.js';
 import { SecretBox, WEBHOOK_KEY_FILE } from '../webhooks/secret-box.js';
@@ -87,7 +86,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
   const store = options.metadata ?? openMetadata(config.metadata);
   const blobs = options.blobs ?? (await openBlobs(config.blobs));
   await store.migrate();
-  await startLockEpoch(store.kysely);
+  await store.startLockEpoch();
   const clock = options.clock ?? Date.now;
   const { admin, createdKey } = await bootstrapAdmin(
     store,

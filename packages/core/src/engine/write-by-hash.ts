@@ -30,14 +30,7 @@ async function workspaceBlob(
   workspaceId: string,
   hash: string,
 ): Promise<BlobRow | undefined> {
-  const used = await q.kysely
-    .selectFrom('versions')
-    .select('seq')
-    .where('hash', '=', hash)
-    .where('workspace_id', '=', workspaceId)
-    .limit(1)
-    .executeTakeFirst();
-  return used === undefined ? undefined : q.getBlob(hash);
+  return (await q.isReferencedIn(workspaceId, hash)) ? q.getBlob(hash) : undefined;
 }
 
 /**

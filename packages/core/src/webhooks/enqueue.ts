@@ -55,13 +55,9 @@ async function enqueueOne(tx: MetadataTx, webhookId: string, now: number): Promi
   const last = rows.at(-1);
   if (!last) {
     // A seq handed out without versions: step over it (a write transaction sees every commit).
-    const ws = await tx.kysely
-      .selectFrom('workspaces')
-      .select('seq')
-      .where('id', '=', hook.workspace_id)
-      .executeTakeFirst();
-    if (ws && Number(ws.seq) > Number(hook.cursor)) {
-      await q.updateWebhook(tx.kysely, hook.id, { cursor: Number(ws.seq) });
+    const seq = await tx.workspaceSeq(hook.workspace_id);
+    if (seq !== undefined && seq > Number(hook.cursor)) {
+      await q.updateWebhook(tx.kysely, hook.id, { cursor: seq });
     }
     return 0;
   }
@@ -99,13 +95,9 @@ export async function enqueueAll(
 ): Promise<number> {
   let total = 0;
   for (const hook of await q.enabledWebhooks(store.kysely)) {
-    const seq = await store.kysely
-      .selectFrom('workspaces')
-      .select('seq')
-      .where('id', '=', hook.workspace_id)
-      .executeTakeFirst();
+    const seq = await store.workspaceSeq(hook.workspace_id);
     // Cheap check outside a transaction: most passes find nothing new.
-    if (!seq || Number(seq.seq) <= Number(hook.cursor)) continue;
+    if (seq === undefined || seq <= Number(hook.cursor)) continue;
     for (;;) {
       const read = await committer.run((tx) => enqueueOne(tx, hook.id, now()));
       total += read;

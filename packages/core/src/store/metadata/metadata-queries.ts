@@ -216,6 +216,28 @@ export class MetadataQueries {
     return row !== undefined;
   }
 
+  /** Whether any version in the workspace refers to `hash`. */
+  async isReferencedIn(workspaceId: string, hash: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('versions')
+      .select('seq')
+      .where('hash', '=', hash)
+      .where('workspace_id', '=', workspaceId)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The newest seq handed out in a workspace; undefined if there is no such workspace. */
+  async workspaceSeq(workspaceId: string): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('workspaces')
+      .select('seq')
+      .where('id', '=', workspaceId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : Number(row.seq);
+  }
+
   /** Versions that name a blob the registry lacks (the foreign key forbids it; fsck checks anyway). */
   versionsWithoutBlob(
     limit: number,
