@@ -4,9 +4,8 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Actor, UNSCOPED } from '../src/auth/actor.js';
 import { authorize } from '../src/auth/authorize.js';
-import { type EngineContext, requireWorkspace } from '../src/engine/context.js';
+import { validateWorkspaceName } from '../src/base/paths.js';
 import { readFile } from '../src/engine/read.js';
 import {
   BLOBS_DIR,
@@ -16,7 +15,8 @@ import {
   openSatchel,
   type SatchelEngine,
 } from '../src/index.js';
-import { validateWorkspaceName } from '../src/paths.js';
+import { type Actor, UNSCOPED } from '../src/kernel/actor.js';
+import { type EngineContext, requireWorkspace } from '../src/kernel/context.js';
 import { FsBlobStore } from '../src/store/fs-blob-store.js';
 import { GroupCommitter } from '../src/store/group-commit.js';
 import { MetadataStore } from '../src/store/metadata/metadata-store.js';

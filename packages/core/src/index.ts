@@ -1,8 +1,25 @@
 /** @satchel/core: the engine, its stores, and the shared vocabulary of every frontend. */
 
-export type { Actor, KeyScope } from './auth/actor.js';
 export { KEY_PREFIX } from './auth/keys.js';
-export type { EngineLimits } from './engine/context.js';
+export type { ErrorCode } from './base/errors.js';
+export {
+  ERROR_CODES,
+  ERROR_STATUS,
+  isSatchelError,
+  SatchelError,
+  toSatchelError,
+} from './base/errors.js';
+export { excludeMatcher, globMatcher } from './base/glob.js';
+export {
+  baseName,
+  isWithin,
+  MAX_PATH_BYTES,
+  MAX_SEGMENT_BYTES,
+  normalizeEntryPath,
+  normalizePath,
+  parentOf,
+  validateWorkspaceName,
+} from './base/paths.js';
 export { applyEdits } from './engine/edit.js';
 export type { OpenSatchelOptions } from './engine/open.js';
 export {
@@ -13,15 +30,8 @@ export {
   DEFAULT_LIMITS,
   openSatchel,
 } from './engine/open.js';
-export type { ErrorCode } from './errors.js';
-export {
-  ERROR_CODES,
-  ERROR_STATUS,
-  isSatchelError,
-  SatchelError,
-  toSatchelError,
-} from './errors.js';
-export { excludeMatcher, globMatcher } from './glob.js';
+export type { Actor, KeyScope } from './kernel/actor.js';
+export type { EngineLimits } from './kernel/context.js';
 export {
   OPERATION_NAMES,
   OPERATIONS,
@@ -35,16 +45,13 @@ export type {
   OperationSpec,
   QueryType,
 } from './operations/operation.js';
-export {
-  baseName,
-  isWithin,
-  MAX_PATH_BYTES,
-  MAX_SEGMENT_BYTES,
-  normalizeEntryPath,
-  normalizePath,
-  parentOf,
-  validateWorkspaceName,
-} from './paths.js';
+export type {
+  BatchFile,
+  Content,
+  FileStream,
+  Satchel,
+  SatchelEngine,
+} from './operations/satchel.js';
 export { HEADER_OPTIONS, hasBody, pathArgs } from './remote/binding.js';
 export { RemoteSatchel, type RemoteSatchelOptions } from './remote/remote-satchel.js';
 export {
@@ -67,14 +74,6 @@ export {
   type SandboxRunOptions,
   type SandboxRunResult,
 } from './sandbox/run.js';
-export type { BatchFile, Content, FileStream, Satchel, SatchelEngine } from './satchel.js';
-export type {
-  SyncConflict,
-  SyncMode,
-  SyncReport,
-  SyncSkipped,
-  SyncStatus,
-} from './schemas/sync.js';
 export type {
   AcquireLock,
   AppendOptions,
@@ -140,7 +139,14 @@ export type {
   WorkspaceInfo,
   WorkspaceSettings,
   WriteOptions,
-} from './schemas.js';
+} from './schemas/index.js';
+export type {
+  SyncConflict,
+  SyncMode,
+  SyncReport,
+  SyncSkipped,
+  SyncStatus,
+} from './schemas/sync.js';
 export {
   type EmbeddingProvider,
   type OpenAiCompatibleOptions,
@@ -152,6 +158,12 @@ export { FsBlobStore } from './store/fs-blob-store.js';
 export { MemoryBlobStore } from './store/memory-blob-store.js';
 export { MetadataStore } from './store/metadata/metadata-store.js';
 export { openSqlite, SQLITE_DIALECT } from './store/metadata/sqlite.js';
+export type {
+  BlobsConfig,
+  MetadataConfig,
+  SqliteConfig,
+  StoreConfig,
+} from './store/open-stores.js';
 export { folderPattern, IGNORE_FILE } from './sync/ignore.js';
 export { LocalTree } from './sync/local-tree.js';
 export { conflictPath, DEFAULT_MAX_DELETE_SHARE } from './sync/plan.js';

@@ -9,11 +9,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SatchelError } from './errors.js';
+import { SatchelError } from './base/errors.js';
+import type { Satchel } from './operations/satchel.js';
 import { accessBehaviour } from './satchel.contract-access.js';
 import { treeBehaviour } from './satchel.contract-tree.js';
 import { webhookBehaviour } from './satchel.contract-webhooks.js';
-import type { Satchel } from './satchel.js';
 
 /** One implementation on a fresh data directory, reached through API keys. */
 export interface SatchelFixture {

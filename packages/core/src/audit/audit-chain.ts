@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import canonicalize from 'canonicalize';
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
 import { type AuditRow, auditHead, insertAuditRows } from '../store/metadata/audit-queries.js';
 import type { MetadataTx } from '../store/metadata/metadata-store.js';
 

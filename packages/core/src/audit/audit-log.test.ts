@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import canonicalize from 'canonicalize';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isSatchelError } from '../errors.js';
+import { isSatchelError } from '../base/errors.js';
 import { GroupCommitter } from '../store/group-commit.js';
 import { countAudit } from '../store/metadata/audit-queries.js';
 import { MetadataStore, type MetadataTx } from '../store/metadata/metadata-store.js';

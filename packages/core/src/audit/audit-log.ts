@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
 import {
   auditEntryAt,
   auditHead,
@@ -75,6 +75,13 @@ const PAGE = 1000;
  * The audit log of one engine. Several processes may append to one database: each append reads
  * the head inside its own write transaction (SQLite serialises those; PostgreSQL needs a lock).
  * Close it before the store: close() still commits and writes the checkpoint.
+ *
+ * Seam, the audit chain head (`auditHead`, read in `appendInTx`). Contract a multi-node
+ * implementation must keep: appends are serialised on the head — the head an append reads is
+ * the newest committed entry and no other append commits between that read and this commit —
+ * so idx has no gaps and every prev_hash names its predecessor. SQLite's single writer gives
+ * this; PostgreSQL needs the head row locked (SELECT … FOR UPDATE) or an advisory lock. The
+ * checkpoint file is per node: it only ever moves forward and lags the log by a few entries.
  */
 export class AuditLog {
   readonly #store: MetadataStore;

@@ -1,15 +1,12 @@
 /** Principals, keys and memberships: bootstrap of the admin, authentication, key management. */
 import { randomUUID } from 'node:crypto';
 import { open, rename } from 'node:fs/promises';
-import {
-  decodeCursor,
-  type EngineContext,
-  encodeCursor,
-  iso,
-  parseOptions,
-} from '../engine/context.js';
-import { SatchelError } from '../errors.js';
-import { normalizePath, validateWorkspaceName } from '../paths.js';
+import { SatchelError } from '../base/errors.js';
+import { normalizePath, validateWorkspaceName } from '../base/paths.js';
+import { type Actor, type KeyScope, ROLE_RANK } from '../kernel/actor.js';
+import { type EngineContext, parseOptions } from '../kernel/context.js';
+import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
+import { iso } from '../kernel/records.js';
 import {
   type CreatedKey,
   type CreateKey,
@@ -22,11 +19,10 @@ import {
   PageOptionsSchema,
   type Principal,
   type WhoAmI,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import type { KeyRow, PrincipalRow } from '../store/metadata/access-queries.js';
 import * as access from '../store/metadata/access-queries.js';
 import type { MetadataQueries, MetadataStore } from '../store/metadata/metadata-store.js';
-import { type Actor, type KeyScope, ROLE_RANK } from './actor.js';
 import { checkLineage, checkMintDepth, childExpiry, unauthenticated } from './key-lineage.js';
 import { generateKey, parseKey, secretMatches } from './keys.js';
 

@@ -3,11 +3,11 @@
  * the actor's role in the workspace (membership, or admin), narrowed by the key it used.
  * A workspace the actor may not see is NOT_FOUND, never FORBIDDEN: its existence stays secret.
  */
-import { SatchelError } from '../errors.js';
-import { isWithin } from '../paths.js';
+import { SatchelError } from '../base/errors.js';
+import { isWithin } from '../base/paths.js';
+import { type Actor, ROLE_RANK, type Role } from '../kernel/actor.js';
 import { roleOf } from '../store/metadata/access-queries.js';
 import type { MetadataQueries, WorkspaceRow } from '../store/metadata/metadata-store.js';
-import { type Actor, ROLE_RANK, type Role } from './actor.js';
 
 /** Actions inside a workspace, and the least role each needs. */
 export const WORKSPACE_ACTIONS = {

@@ -1,8 +1,9 @@
 /** Workspace membership: who has which role; a workspace always keeps at least one owner. */
 
-import { type EngineContext, iso, parseOptions, requireWorkspace } from '../engine/context.js';
-import { SatchelError } from '../errors.js';
-import { type Member, type Role, RoleSchema } from '../schemas.js';
+import { SatchelError } from '../base/errors.js';
+import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { iso } from '../kernel/records.js';
+import { type Member, type Role, RoleSchema } from '../schemas/index.js';
 import * as access from '../store/metadata/access-queries.js';
 import type { MetadataQueries } from '../store/metadata/metadata-store.js';
 import { requirePrincipal } from './access.js';

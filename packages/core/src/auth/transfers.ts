@@ -4,14 +4,15 @@
  * (or nothing). Codes are stored hashed, expire (72 h by default), and at most 5 are open.
  */
 import { randomUUID } from 'node:crypto';
-import { type EngineContext, iso, parseOptions, requireWorkspace } from '../engine/context.js';
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
+import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { iso } from '../kernel/records.js';
 import {
   type OfferTransfer,
   OfferTransferSchema,
   type Transfer,
   type TransferOffer,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import type { TransferRow } from '../store/metadata/access-queries.js';
 import * as access from '../store/metadata/access-queries.js';
 import type { MetadataQueries } from '../store/metadata/metadata-store.js';

@@ -4,25 +4,25 @@
  * changes, group-committed within 100 ms for reads and refusals (DESIGN.md, Audit log).
  */
 import type { AuditInput, AuditLog } from '../audit/audit-log.js';
-import type { Actor } from '../auth/actor.js';
 import {
   authorize,
   authorizeGlobal,
   type GlobalAction,
   type WorkspaceAction,
 } from '../auth/authorize.js';
-import { isSatchelError } from '../errors.js';
+import { isSatchelError } from '../base/errors.js';
+import { normalizePath, validateWorkspaceName } from '../base/paths.js';
+import type { Actor } from '../kernel/actor.js';
+import type { ChangeNotifier } from '../kernel/change-notifier.js';
+import type { EngineContext, EngineLimits } from '../kernel/context.js';
+import { requireWorkspace } from '../kernel/context.js';
 import type { LockWaiters } from '../locks/locks.js';
-import { normalizePath, validateWorkspaceName } from '../paths.js';
 import type { GrepWorkers } from '../search/grep-workers.js';
 import type { SearchIndex } from '../search/indexer.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { GroupCommitter } from '../store/group-commit.js';
-import type { MetadataStore, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
+import type { MetadataStore, MetadataTx } from '../store/metadata/metadata-store.js';
 import type { WebhookServices } from '../webhooks/webhooks.js';
-import type { ChangeNotifier } from './changes.js';
-import type { EngineContext, EngineLimits } from './context.js';
-import { requireWorkspace } from './context.js';
 
 /** Everything the engine shares across actors. */
 export interface EngineServices {
@@ -78,24 +78,6 @@ function seqOf(result: unknown): number | null {
   const value = result as { seq?: unknown; info?: { seq?: unknown } } | null;
   if (typeof value?.seq === 'number') return value.seq;
   return typeof value?.info?.seq === 'number' ? value.info.seq : null;
-}
-
-/**
- * The store as one call sees it: outside transactions, a workspace row is read once per call —
- * not once for the authorisation and again by the operation. Transactions read their own.
- */
-function callStore(store: MetadataStore): MetadataStore {
-  const rows = new Map<string, Promise<WorkspaceRow | undefined>>();
-  const view = Object.create(store) as MetadataStore;
-  view.findWorkspace = (name: string) => {
-    let row = rows.get(name);
-    if (!row) {
-      row = store.findWorkspace(name);
-      rows.set(name, row);
-    }
-    return row;
-  };
-  return view;
 }
 
 /**
@@ -156,7 +138,7 @@ function callContext(
     code: null,
   });
   return {
-    store: callStore(store),
+    store: store.forCall(),
     blobs,
     clock,
     limits,

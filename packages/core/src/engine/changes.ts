@@ -3,91 +3,20 @@
  * polling. It is what the REST change feed, SSE, webhooks, MCP subscriptions and sync's watch
  * mode read.
  */
-import { normalizePath, validateWorkspaceName } from '../paths.js';
+import { normalizePath, validateWorkspaceName } from '../base/paths.js';
+import type { ChangeNotifier } from '../kernel/change-notifier.js';
+import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { changeEvent } from '../kernel/records.js';
 import {
   type ChangeEvent,
   type ChangesPage,
   type ListChangesOptions,
   ListChangesOptionsSchema,
-  type VersionOp,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import type { VersionRow } from '../store/metadata/metadata-store.js';
-import { type EngineContext, iso, parseOptions, requireWorkspace } from './context.js';
 
 /** While waiting, also re-read this often: another process may have committed. */
 const CROSS_PROCESS_RECHECK_MS = 1000;
-
-/** Wakes long polls when a change commits in this process. */
-export class ChangeNotifier {
-  readonly #waiters = new Map<string, Set<() => void>>();
-  readonly #listeners = new Set<(workspace: string) => void>();
-  #closed = false;
-
-  /**
-   * Calls `listener` (synchronously, so it must only schedule work) after every commit that
-   * changed a workspace, until the returned function is called. The search indexer listens.
-   */
-  subscribe(listener: (workspace: string) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  /** True once the engine is closing: long polls end at once, with what they have. */
-  get closed(): boolean {
-    return this.#closed;
-  }
-
-  /** Called after every commit that changed `workspace`. */
-  notify(workspace: string): void {
-    if (!this.#closed) for (const listener of this.#listeners) listener(workspace);
-    const waiters = this.#waiters.get(workspace);
-    if (!waiters) return;
-    this.#waiters.delete(workspace);
-    for (const wake of waiters) wake();
-  }
-
-  /** Resolves on the next change of `workspace`, or after `ms`, whichever comes first. */
-  wait(workspace: string, ms: number): Promise<void> {
-    if (this.#closed) return Promise.resolve();
-    return new Promise((resolve) => {
-      const waiters = this.#waiters.get(workspace) ?? new Set();
-      this.#waiters.set(workspace, waiters);
-      const done = () => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      waiters.add(done);
-    });
-  }
-
-  /** Releases every waiter (engine close). */
-  close(): void {
-    this.#closed = true;
-    for (const workspace of [...this.#waiters.keys()]) this.notify(workspace);
-  }
-}
-
-function changeOf(row: VersionRow): ChangeEvent {
-  return {
-    seq: Number(row.seq),
-    type: row.op as VersionOp,
-    path: row.path,
-    version: Number(row.seq),
-    deleted: row.deleted === 1,
-    kind: row.type,
-    size: Number(row.size),
-    hash: row.hash,
-    actor: row.author,
-    session: row.session,
-    time: iso(Number(row.created_at)),
-    origin:
-      row.origin_path !== null && row.origin_seq !== null
-        ? { path: row.origin_path, seq: Number(row.origin_seq) }
-        : null,
-  };
-}
 
 /**
  * Changes after `options.after`, oldest first. A page holds at most `limit` events and never
@@ -133,16 +62,16 @@ async function wholeChanges(
   workspaceId: string,
   dir: string | undefined,
 ): Promise<ChangeEvent[]> {
-  if (rows.length <= limit) return rows.map(changeOf);
+  if (rows.length <= limit) return rows.map(changeEvent);
   const page = rows.slice(0, limit);
   const lastSeq = Number(page.at(-1)?.seq);
   // The change at the cut continues on the next row: leave it for the next page…
   const whole = page.filter((row) => Number(row.seq) !== lastSeq);
-  if (whole.length > 0) return whole.map(changeOf);
+  if (whole.length > 0) return whole.map(changeEvent);
   // …unless it is the only one: then it comes whole, however large.
   const all = await ctx.store.listChanges(workspaceId, {
     atSeq: lastSeq,
     ...(dir === undefined ? {} : { dir }),
   });
-  return all.map(changeOf);
+  return all.map(changeEvent);
 }

@@ -1,7 +1,7 @@
 /** Concurrent writers: ifMatch races, group-committed seqs, all-or-nothing batches. */
 import { describe, expect, it } from 'vitest';
-import { isSatchelError } from '../errors.js';
-import type { Satchel } from '../satchel.js';
+import { isSatchelError } from '../base/errors.js';
+import type { Satchel } from '../operations/satchel.js';
 import { catFile, openTemp } from '../test-support/temp.js';
 import { openSatchel } from './open.js';
 

@@ -1,23 +1,23 @@
 /** Text edits: exact replacements applied in order, previewed as a unified diff. */
 import { createTwoFilesPatch } from 'diff';
-import { SatchelError } from '../errors.js';
-import { normalizeEntryPath, validateWorkspaceName } from '../paths.js';
+import { SatchelError } from '../base/errors.js';
+import { normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
+import { isBinary, readWhole } from '../kernel/content.js';
+import {
+  type EngineContext,
+  notFound,
+  parseOptions,
+  preconditionFailed,
+  requireWorkspace,
+} from '../kernel/context.js';
+import { entryInfo } from '../kernel/records.js';
 import {
   type Edit,
   type EditOptions,
   EditOptionsSchema,
   type EditResult,
   EditSchema,
-} from '../schemas.js';
-import { isBinary, readWhole } from './content.js';
-import {
-  type EngineContext,
-  entryInfo,
-  notFound,
-  parseOptions,
-  preconditionFailed,
-  requireWorkspace,
-} from './context.js';
+} from '../schemas/index.js';
 import { linesAt, nearestLines } from './edit-candidates.js';
 import { writeFile } from './write.js';
 

@@ -1,10 +1,10 @@
 /** fsck: re-hash every stored blob, check every version's content exists, report orphans. */
 import { createHash } from 'node:crypto';
-import { isSatchelError } from '../errors.js';
-import type { FsckReport } from '../schemas.js';
+import { isSatchelError } from '../base/errors.js';
+import { blobBytes } from '../kernel/content.js';
+import type { EngineContext } from '../kernel/context.js';
+import type { FsckReport } from '../schemas/index.js';
 import type { BlobRow } from '../store/metadata/metadata-store.js';
-import { blobBytes } from './content.js';
-import type { EngineContext } from './context.js';
 
 const PAGE = 500;
 const MAX_LISTED = 1000;

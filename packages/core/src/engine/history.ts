@@ -1,7 +1,11 @@
 /** Version history: resolving a version (across moves), listing history, diffs between versions. */
 import { createTwoFilesPatch } from 'diff';
-import { SatchelError } from '../errors.js';
-import { normalizeEntryPath, validateWorkspaceName } from '../paths.js';
+import { SatchelError } from '../base/errors.js';
+import { normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
+import { isBinary, readWhole } from '../kernel/content.js';
+import { type EngineContext, notFound, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
+import { versionOut } from '../kernel/records.js';
 import {
   type DiffOptions,
   DiffOptionsSchema,
@@ -10,18 +14,8 @@ import {
   type PageOptions,
   PageOptionsSchema,
   type Version,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import type { MetadataQueries, VersionRow } from '../store/metadata/metadata-store.js';
-import { isBinary, readWhole } from './content.js';
-import {
-  decodeCursor,
-  type EngineContext,
-  encodeCursor,
-  notFound,
-  parseOptions,
-  requireWorkspace,
-  versionOut,
-} from './context.js';
 
 const MAX_MOVE_HOPS = 1000;
 

@@ -4,12 +4,12 @@
  * operation's function (runs.ts), audit the call (calls.ts).
  */
 import * as accessOps from '../auth/access.js';
-import type { Actor } from '../auth/actor.js';
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
+import type { Actor } from '../kernel/actor.js';
 import { OPERATIONS, type OperationMethods, type OperationName } from '../operations/index.js';
 import { operationMethods } from '../operations/methods.js';
 import { type Access, type OperationSpec, optionsOf } from '../operations/operation.js';
-import type { Satchel, SatchelEngine } from '../satchel.js';
+import type { Satchel, SatchelEngine } from '../operations/satchel.js';
 import { countQueued } from '../store/metadata/webhook-queries.js';
 import {
   Dispatcher,

@@ -1,30 +1,28 @@
 /**
- * `openSatchel`: the embedded engine on a data directory (SQLite file + blob directory), as a
- * `Satchel`. Stores, clock and limits can be injected; defaults are the durable ones.
+ * `openSatchel`: the engine on a data directory, as a `Satchel`. Its stores come from a small
+ * configuration (store/open-stores.ts; default: SQLite file + blob directory in `data`) or are
+ * injected; clock and limits can be injected too. Defaults are the durable ones.
  */
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { AuditLog } from '../audit/audit-log.js';
 import { actorOf, bootstrapAdmin } from '../auth/access.js';
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
+import { ChangeNotifier } from '../kernel/change-notifier.js';
+import type { EngineLimits } from '../kernel/context.js';
 import { LockWaiters } from '../locks/locks.js';
-import type { SatchelEngine } from '../satchel.js';
+import type { SatchelEngine } from '../operations/satchel.js';
 import type { EmbeddingProvider } from '../search/embeddings.js';
 import { GrepWorkers } from '../search/grep-workers.js';
 import { SearchIndex } from '../search/indexer.js';
 import type { ChatProvider } from '../search/llm.js';
 import type { BlobStore } from '../store/blob-store.js';
-import { FsBlobStore } from '../store/fs-blob-store.js';
 import { GroupCommitter } from '../store/group-commit.js';
-import { MemoryBlobStore } from '../store/memory-blob-store.js';
-import { startLockEpoch } from '../store/metadata/lock-queries.js';
-import { MetadataStore } from '../store/metadata/metadata-store.js';
-import { openSqlite, SQLITE_DIALECT } from '../store/metadata/sqlite.js';
+import type { MetadataStore } from '../store/metadata/metadata-store.js';
+import { embeddedStores, openBlobs, openMetadata, type StoreConfig } from '../store/open-stores.js';
 import { SecretBox, WEBHOOK_KEY_FILE } from '../webhooks/secret-box.js';
 import { AllowList } from '../webhooks/ssrf.js';
 import { webhookServices } from '../webhooks/webhooks.js';
-import { ChangeNotifier } from './changes.js';
-import type { EngineLimits } from './context.js';
 import { type EngineServices, LocalSatchel } from './local-satchel.js';
 
 export const DEFAULT_LIMITS: EngineLimits = {
@@ -39,7 +37,14 @@ export interface OpenSatchelOptions {
   readonly limits?: Partial<EngineLimits>;
   /** Milliseconds since the epoch; injectable for tests. */
   readonly clock?: () => number;
+  /**
+   * Which stores to open; by default the embedded ones in `data` (a SQLite file and a blob
+   * directory), or in memory for ":memory:". Each part may be given alone.
+   */
+  readonly stores?: Partial<StoreConfig>;
+  /** An already open content store; wins over `stores.blobs`. */
   readonly blobs?: BlobStore;
+  /** An already open metadata store; wins over `stores.metadata`. */
   readonly metadata?: MetadataStore;
   /** Delay within which audit entries of reads and refusals are committed (≤ 100 ms). */
   readonly auditFlushMs?: number;
@@ -57,8 +62,7 @@ export interface OpenSatchelOptions {
   readonly llm?: ChatProvider;
 }
 
-export const DATABASE_FILE = 'satchel.db';
-export const BLOBS_DIR = 'blobs';
+export { BLOBS_DIR, DATABASE_FILE } from '../store/open-stores.js';
 /** The admin key written at first start (CONTRACT.md), mode 0600. */
 export const ADMIN_KEY_FILE = 'admin.key';
 /** Newest audit entry (index, hash), kept outside the database so a cut-off tail shows. */
@@ -79,13 +83,11 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
   const memory = options.data === ':memory:';
   const root = memory ? null : resolve(options.data);
   if (root) await mkdir(root, { recursive: true, mode: 0o700 });
-  const store =
-    options.metadata ??
-    new MetadataStore(openSqlite(root ? join(root, DATABASE_FILE) : ':memory:'), SQLITE_DIALECT);
-  const blobs =
-    options.blobs ?? (root ? await FsBlobStore.open(join(root, BLOBS_DIR)) : new MemoryBlobStore());
+  const config: StoreConfig = { ...embeddedStores(root), ...options.stores };
+  const store = options.metadata ?? openMetadata(config.metadata);
+  const blobs = options.blobs ?? (await openBlobs(config.blobs));
   await store.migrate();
-  await startLockEpoch(store.kysely);
+  await store.startLockEpoch();
   const clock = options.clock ?? Date.now;
   const { admin, createdKey } = await bootstrapAdmin(
     store,

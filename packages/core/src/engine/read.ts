@@ -1,9 +1,14 @@
 /** Reads: file streams (whole or a byte range), text by lines, stat, and listings. */
 import { Readable } from 'node:stream';
 import picomatch from 'picomatch';
-import { SatchelError } from '../errors.js';
-import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '../paths.js';
-import type { FileStream } from '../satchel.js';
+import { SatchelError } from '../base/errors.js';
+import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '../base/paths.js';
+import { blobBytes, getBlobRow } from '../kernel/content.js';
+import { type EngineContext, notFound, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
+import { entryInfo, iso, versionInfo } from '../kernel/records.js';
+import { checkTextOptions, sliceText } from '../kernel/text-lines.js';
+import type { FileStream } from '../operations/satchel.js';
 import {
   type FileInfo,
   type ListOptions,
@@ -14,22 +19,9 @@ import {
   type ReadTextOptions,
   ReadTextOptionsSchema,
   type TextSlice,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import type { EntryRow, WorkspaceRow } from '../store/metadata/metadata-store.js';
-import { blobBytes, getBlobRow } from './content.js';
-import {
-  decodeCursor,
-  type EngineContext,
-  encodeCursor,
-  entryInfo,
-  iso,
-  notFound,
-  parseOptions,
-  requireWorkspace,
-  versionInfo,
-} from './context.js';
 import { resolveVersion } from './history.js';
-import { checkTextOptions, sliceText } from './text-lines.js';
 
 /** The FileInfo of the head, or of version `seq` (NOT_FOUND if that version is a deletion). */
 async function locate(

@@ -13,6 +13,7 @@ import {
   offerTransfer,
   transferWorkspace,
 } from '../auth/transfers.js';
+import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
 import { acquireLock, breakLock, listLocks, releaseLock, renewLock } from '../locks/locks.js';
 import type { OperationMethods, OperationName } from '../operations/index.js';
 import { ask } from '../search/ask.js';
@@ -22,7 +23,6 @@ import * as webhookOps from '../webhooks/webhooks.js';
 import { listAuditEntries, verifyAuditChain } from './audit-calls.js';
 import type { EngineServices } from './calls.js';
 import { listChanges } from './changes.js';
-import { type EngineContext, notFound, requireWorkspace } from './context.js';
 import { editFile } from './edit.js';
 import { fsck } from './fsck.js';
 import { diff, listVersions } from './history.js';

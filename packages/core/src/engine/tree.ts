@@ -1,7 +1,15 @@
 /** Mutations of the tree itself: remove, move and copy, of files and whole directories. */
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
+import { isWithin, normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
+import { contentTypeByName } from '../kernel/content.js';
+import {
+  checkPreconditions,
+  type EngineContext,
+  notFound,
+  parseOptions,
+  requireWorkspace,
+} from '../kernel/context.js';
 import { checkWriteLocks } from '../locks/locks.js';
-import { isWithin, normalizeEntryPath, validateWorkspaceName } from '../paths.js';
 import {
   type CopyOptions,
   CopyOptionsSchema,
@@ -11,16 +19,8 @@ import {
   type RemoveOptions,
   RemoveOptionsSchema,
   type RemoveResult,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import type { EntryRow, MetadataTx } from '../store/metadata/metadata-store.js';
-import {
-  checkPreconditions,
-  contentTypeByName,
-  type EngineContext,
-  notFound,
-  parseOptions,
-  requireWorkspace,
-} from './context.js';
 import {
   ensureParents,
   putDirectory,

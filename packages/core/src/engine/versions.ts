@@ -1,9 +1,10 @@
 /** Recording versions: the one place that writes `versions` and `entries` rows together. */
-import { SatchelError } from '../errors.js';
-import { parentOf } from '../paths.js';
-import type { FileInfo, VersionOp } from '../schemas.js';
+import { SatchelError } from '../base/errors.js';
+import { parentOf } from '../base/paths.js';
+import type { EngineContext } from '../kernel/context.js';
+import { entryInfo } from '../kernel/records.js';
+import type { FileInfo, VersionOp } from '../schemas/index.js';
 import type { EntryRow, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
-import { type EngineContext, entryInfo } from './context.js';
 
 export interface Stamp {
   readonly workspaceId: string;
@@ -88,49 +89,70 @@ export async function ensureParents(
   for (const dir of missing.reverse()) await putDirectory(tx, s, dir, 'mkdir');
 }
 
-export async function putDirectory(
+/**
+ * Writes one version of `path` at the stamp's seq: a live version also becomes the head entry;
+ * a tombstone removes the entry. Returns the entry the version describes.
+ */
+async function recordVersion(
+  tx: MetadataTx,
+  s: Stamp,
+  path: string,
+  op: VersionOp,
+  type: 'file' | 'directory',
+  content: FileContent | null,
+  deleted: boolean,
+  extras: VersionExtras,
+): Promise<EntryRow> {
+  const shared = {
+    workspace_id: s.workspaceId,
+    path,
+    seq: s.seq,
+    type,
+    hash: content?.hash ?? null,
+    size: content?.size ?? 0,
+    content_type: content?.contentType ?? null,
+    author: s.author,
+    session: s.session,
+  };
+  await tx.insertVersion({
+    ...shared,
+    op,
+    deleted: deleted ? 1 : 0,
+    message: extras.message ?? null,
+    origin_path: extras.origin?.path ?? null,
+    origin_seq: extras.origin?.seq ?? null,
+    created_at: s.now,
+  });
+  const entry: EntryRow = { ...shared, parent: parentOf(path), modified_at: s.now };
+  if (deleted) await tx.deleteEntry(s.workspaceId, path);
+  else await tx.putEntry(entry);
+  return entry;
+}
+
+async function putLive(
+  tx: MetadataTx,
+  s: Stamp,
+  path: string,
+  op: VersionOp,
+  content: FileContent | null,
+  extras: VersionExtras,
+): Promise<FileInfo> {
+  const type = content ? 'file' : 'directory';
+  return entryInfo(await recordVersion(tx, s, path, op, type, content, false, extras));
+}
+
+export function putDirectory(
   tx: MetadataTx,
   s: Stamp,
   path: string,
   op: VersionOp,
   extras: VersionExtras = {},
 ): Promise<FileInfo> {
-  await tx.insertVersion({
-    workspace_id: s.workspaceId,
-    path,
-    seq: s.seq,
-    op,
-    type: 'directory',
-    deleted: 0,
-    hash: null,
-    size: 0,
-    content_type: null,
-    author: s.author,
-    session: s.session,
-    message: extras.message ?? null,
-    origin_path: extras.origin?.path ?? null,
-    origin_seq: extras.origin?.seq ?? null,
-    created_at: s.now,
-  });
-  const entry: EntryRow = {
-    workspace_id: s.workspaceId,
-    path,
-    parent: parentOf(path),
-    type: 'directory',
-    seq: s.seq,
-    size: 0,
-    hash: null,
-    content_type: null,
-    author: s.author,
-    session: s.session,
-    modified_at: s.now,
-  };
-  await tx.putEntry(entry);
-  return entryInfo(entry);
+  return putLive(tx, s, path, op, null, extras);
 }
 
 /** Records a file version and makes it the head. The blob must already be registered. */
-export async function putFile(
+export function putFile(
   tx: MetadataTx,
   s: Stamp,
   path: string,
@@ -138,38 +160,7 @@ export async function putFile(
   content: FileContent,
   extras: VersionExtras = {},
 ): Promise<FileInfo> {
-  await tx.insertVersion({
-    workspace_id: s.workspaceId,
-    path,
-    seq: s.seq,
-    op,
-    type: 'file',
-    deleted: 0,
-    hash: content.hash,
-    size: content.size,
-    content_type: content.contentType,
-    author: s.author,
-    session: s.session,
-    message: extras.message ?? null,
-    origin_path: extras.origin?.path ?? null,
-    origin_seq: extras.origin?.seq ?? null,
-    created_at: s.now,
-  });
-  const entry: EntryRow = {
-    workspace_id: s.workspaceId,
-    path,
-    parent: parentOf(path),
-    type: 'file',
-    seq: s.seq,
-    size: content.size,
-    hash: content.hash,
-    content_type: content.contentType,
-    author: s.author,
-    session: s.session,
-    modified_at: s.now,
-  };
-  await tx.putEntry(entry);
-  return entryInfo(entry);
+  return putLive(tx, s, path, op, content, extras);
 }
 
 /** Records a tombstone for an entry and removes it from the live tree. */
@@ -180,22 +171,5 @@ export async function putTombstone(
   op: VersionOp,
   extras: VersionExtras = {},
 ): Promise<void> {
-  await tx.insertVersion({
-    workspace_id: s.workspaceId,
-    path: entry.path,
-    seq: s.seq,
-    op,
-    type: entry.type,
-    deleted: 1,
-    hash: null,
-    size: 0,
-    content_type: null,
-    author: s.author,
-    session: s.session,
-    message: extras.message ?? null,
-    origin_path: extras.origin?.path ?? null,
-    origin_seq: extras.origin?.seq ?? null,
-    created_at: s.now,
-  });
-  await tx.deleteEntry(s.workspaceId, entry.path);
+  await recordVersion(tx, s, entry.path, op, entry.type, null, true, extras);
 }

@@ -1,23 +1,14 @@
 /** Workspace settings (the `settings` JSON column): reading them, and `updateWorkspace`. */
-import { validateWorkspaceName } from '../paths.js';
-import { type UpdateWorkspace, UpdateWorkspaceSchema, type WorkspaceSettings } from '../schemas.js';
+import { validateWorkspaceName } from '../base/paths.js';
+import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { workspaceSettings } from '../kernel/workspace-settings.js';
+import {
+  type UpdateWorkspace,
+  UpdateWorkspaceSchema,
+  type WorkspaceSettings,
+} from '../schemas/index.js';
 import type { SearchIndex } from '../search/indexer.js';
 import { dropSearchIndex, setWorkspaceSettings } from '../store/metadata/search-queries.js';
-import { type EngineContext, parseOptions, requireWorkspace } from './context.js';
-
-const DEFAULTS: WorkspaceSettings = { indexing: 'on' };
-
-/** The settings stored for a workspace, defaults filled in; unknown or malformed values ignored. */
-export function workspaceSettings(raw: string | null | undefined): WorkspaceSettings {
-  let stored: unknown;
-  try {
-    stored = JSON.parse(raw ?? '{}');
-  } catch {
-    return DEFAULTS;
-  }
-  const indexing = (stored as { indexing?: unknown } | null)?.indexing;
-  return { indexing: indexing === 'off' ? 'off' : DEFAULTS.indexing };
-}
 
 function storedSettings(raw: string): Record<string, unknown> {
   try {

@@ -1,7 +1,11 @@
 /** Workspace lifecycle: create, list, inspect, delete. */
 import { randomUUID } from 'node:crypto';
-import { SatchelError } from '../errors.js';
-import { validateWorkspaceName } from '../paths.js';
+import { SatchelError } from '../base/errors.js';
+import { validateWorkspaceName } from '../base/paths.js';
+import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
+import { iso } from '../kernel/records.js';
+import { workspaceSettings } from '../kernel/workspace-settings.js';
 import {
   type CallOptions,
   type Page,
@@ -9,18 +13,9 @@ import {
   PageOptionsSchema,
   type Workspace,
   type WorkspaceInfo,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import { putMember } from '../store/metadata/access-queries.js';
 import type { WorkspaceRow } from '../store/metadata/metadata-store.js';
-import {
-  decodeCursor,
-  type EngineContext,
-  encodeCursor,
-  iso,
-  parseOptions,
-  requireWorkspace,
-} from './context.js';
-import { workspaceSettings } from './workspace-settings.js';
 
 function workspaceOut(row: WorkspaceRow): Workspace {
   return { name: row.name, seq: Number(row.seq), createdAt: iso(Number(row.created_at)) };

@@ -2,13 +2,13 @@
  * Writing a file by the hash of content the workspace already holds: no bytes travel. Sync uses
  * it before uploading (a renamed or copied file, content restored after a reset).
  */
-import { SatchelError } from '../errors.js';
-import { normalizeEntryPath, validateWorkspaceName } from '../paths.js';
+import { SatchelError } from '../base/errors.js';
+import { normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
+import { blobBytes } from '../kernel/content.js';
+import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { type FileInfo, type WriteOptions, WriteOptionsSchema } from '../schemas/index.js';
 import { ContentHashSchema } from '../schemas/sync.js';
-import { type FileInfo, type WriteOptions, WriteOptionsSchema } from '../schemas.js';
 import type { BlobRow, MetadataQueries } from '../store/metadata/metadata-store.js';
-import { blobBytes } from './content.js';
-import { type EngineContext, parseOptions, requireWorkspace } from './context.js';
 import type { StoredContent } from './ingest.js';
 import { commitContent } from './write.js';
 
@@ -30,14 +30,7 @@ async function workspaceBlob(
   workspaceId: string,
   hash: string,
 ): Promise<BlobRow | undefined> {
-  const used = await q.kysely
-    .selectFrom('versions')
-    .select('seq')
-    .where('hash', '=', hash)
-    .where('workspace_id', '=', workspaceId)
-    .limit(1)
-    .executeTakeFirst();
-  return used === undefined ? undefined : q.getBlob(hash);
+  return (await q.isReferencedIn(workspaceId, hash)) ? q.getBlob(hash) : undefined;
 }
 
 /**

@@ -1,8 +1,18 @@
 /** Mutations that create file versions: write, batch write, append, mkdir, restore. */
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
+import { normalizeEntryPath, parentOf, validateWorkspaceName } from '../base/paths.js';
+import { blobBytes, contentTypeFor, getBlobRow } from '../kernel/content.js';
+import {
+  checkPreconditions,
+  type EngineContext,
+  notFound,
+  parseOptions,
+  requireWorkspace,
+  workspaceNotFound,
+} from '../kernel/context.js';
+import { entryInfo } from '../kernel/records.js';
 import { checkWriteLocks } from '../locks/locks.js';
-import { normalizeEntryPath, parentOf, validateWorkspaceName } from '../paths.js';
-import type { BatchFile, Content } from '../satchel.js';
+import type { BatchFile, Content } from '../operations/satchel.js';
 import {
   type AppendOptions,
   AppendOptionsSchema,
@@ -11,20 +21,9 @@ import {
   MutationOptionsSchema,
   type WriteOptions,
   WriteOptionsSchema,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import { integrityError } from '../store/content-hash.js';
 import type { EntryRow, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
-import { blobBytes, getBlobRow } from './content.js';
-import {
-  checkPreconditions,
-  contentTypeFor,
-  type EngineContext,
-  entryInfo,
-  notFound,
-  parseOptions,
-  requireWorkspace,
-  workspaceNotFound,
-} from './context.js';
 import { resolveVersion } from './history.js';
 import { blobRow, ingest, type StoredContent, tooLarge } from './ingest.js';
 import { claimedStamp, ensureParents, putDirectory, putFile, stamp } from './versions.js';

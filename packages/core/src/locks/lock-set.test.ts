@@ -1,13 +1,13 @@
 /** The lock-set test (issue 3): concurrent increments under short leases; stalled holders are fenced off. */
 import { expect, it } from 'vitest';
-import { type EngineContext, requireWorkspace } from '../engine/context.js';
+import { isSatchelError } from '../base/errors.js';
 import { blobRow, ingest } from '../engine/ingest.js';
 import { readText } from '../engine/read.js';
 import { putFile, stamp } from '../engine/versions.js';
 import { createWorkspace } from '../engine/workspaces.js';
 import { writeFile } from '../engine/write.js';
-import { isSatchelError } from '../errors.js';
-import type { FileInfo } from '../schemas.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
+import type { FileInfo } from '../schemas/index.js';
 import { openLockEngine } from '../test-support/lock-engine.js';
 import { acquireLock, checkWriteLocks, releaseLock } from './locks.js';
 

@@ -1,7 +1,7 @@
 /** Waiting for locks: woken on release and on expiry, served in arrival order, bounded. */
 import { describe, expect, it } from 'vitest';
-import type { EngineContext } from '../engine/context.js';
 import { createWorkspace } from '../engine/workspaces.js';
+import type { EngineContext } from '../kernel/context.js';
 import { delay, openLockEngine, refusal } from '../test-support/lock-engine.js';
 import { type AcquireOptions, acquireLock, type LockInfo, releaseLock } from './locks.js';
 

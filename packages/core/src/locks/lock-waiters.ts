@@ -1,5 +1,5 @@
 /** The in-process queue of lock requests that wait: arrival order, woken on release and expiry. */
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
 import { conflicts, type LockClaim } from './lock-rules.js';
 
 export type WaitAttempt<T> =
@@ -20,6 +20,13 @@ interface Waiter {
  * when a lock in its workspace is released, when the earliest lease it waits on expires (one
  * timer for all waiters, re-armed as they come and go) and, as a safety net for locks released
  * by another process, every `recheckMs` (default 1 s). Nothing polls faster than that.
+ *
+ * Seam, lock wake-ups (one process today). Contract a multi-node implementation must keep: the
+ * store decides who holds a lock, never the waiters; a waiter is only ever woken early (a spurious
+ * wake-up re-runs `attempt`, which re-reads the store), and is never left asleep past
+ * `recheckMs` or past the earliest expiry it waits on, so a release on another node costs at
+ * most `recheckMs` of latency. Waiters of one workspace try in arrival order within a node; a
+ * shared bus (e.g. LISTEN/NOTIFY on release) only shortens the latency.
  */
 export class LockWaiters {
   readonly #clock: () => number;

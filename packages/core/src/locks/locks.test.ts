@@ -1,8 +1,8 @@
 /** Locks on a real SQLite file: lifecycle, conflicts, expiry, fencing tokens, write checks. */
 import { describe, expect, it } from 'vitest';
-import { type EngineContext, requireWorkspace } from '../engine/context.js';
 import { createWorkspace } from '../engine/workspaces.js';
 import { writeFile } from '../engine/write.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { type LockEngine, openLockEngine, refusal } from '../test-support/lock-engine.js';
 import {
   type AcquireOptions,

@@ -1,9 +1,10 @@
 /** Lock operations: acquire (optionally waiting), renew, release, break, list, and the write check. */
 import { randomUUID } from 'node:crypto';
-import { type EngineContext, iso, parseOptions, requireWorkspace } from '../engine/context.js';
-import { SatchelError } from '../errors.js';
-import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '../paths.js';
-import { type AcquireLock, AcquireLockSchema, type Lock } from '../schemas.js';
+import { SatchelError } from '../base/errors.js';
+import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '../base/paths.js';
+import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { iso } from '../kernel/records.js';
+import { type AcquireLock, AcquireLockSchema, type Lock } from '../schemas/index.js';
 import {
   getLock,
   getLockByToken,

@@ -15,7 +15,7 @@ import {
   TransferOfferSchema,
   TransferSchema,
   WhoAmISchema,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import { operation, WORKSPACE_ARG } from './operation.js';
 
 export const whoami = operation({

@@ -5,7 +5,7 @@ import {
   AuditVerificationSchema,
   FsckReportSchema,
   pageSchema,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import { operation } from './operation.js';
 
 export const listAudit = operation({

@@ -4,7 +4,6 @@
  * methods written by hand: the `custom` reason says why.
  */
 import { z } from 'zod';
-import type { BatchFile, Content, FileStream } from '../satchel.js';
 import {
   AppendOptionsSchema,
   ChangesPageSchema,
@@ -30,8 +29,9 @@ import {
   TextSliceSchema,
   VersionSchema,
   WriteOptionsSchema,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import { operation, WORKSPACE_ARG } from './operation.js';
+import type { BatchFile, Content, FileStream } from './satchel.js';
 
 const PATH_ARG = ['path', z.string()] as const;
 

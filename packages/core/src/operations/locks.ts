@@ -1,6 +1,6 @@
 /** Operations on locks: leases on a file or subtree whose fencing tokens guard writes. */
 import { z } from 'zod';
-import { AcquireLockSchema, CallOptionsSchema, LockSchema } from '../schemas.js';
+import { AcquireLockSchema, CallOptionsSchema, LockSchema } from '../schemas/index.js';
 import { operation, WORKSPACE_ARG } from './operation.js';
 
 const LOCK_ID_ARG = ['id', z.string()] as const;

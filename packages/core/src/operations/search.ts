@@ -9,7 +9,7 @@ import {
   SearchOptionsSchema,
   SearchResultSchema,
   SearchStatusSchema,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import { operation, WORKSPACE_ARG } from './operation.js';
 
 export const grep = operation({

@@ -8,7 +8,7 @@ import {
   UpdateWebhookSchema,
   WebhookDeliverySchema,
   WebhookSchema,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import { operation, WORKSPACE_ARG } from './operation.js';
 
 const WEBHOOK_ID_ARG = ['id', z.string()] as const;

@@ -7,7 +7,7 @@ import {
   UpdateWorkspaceSchema,
   WorkspaceInfoSchema,
   WorkspaceSchema,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import { operation, WORKSPACE_ARG } from './operation.js';
 
 /** A workspace's ETag is its newest seq. */

@@ -4,12 +4,12 @@
  * headers, the diff, the change feed, lock release and break on one route, and the audit log.
  */
 import { Readable } from 'node:stream';
-import { parseOptions } from '../engine/context.js';
-import { checkTextOptions, sliceText } from '../engine/text-lines.js';
-import { isSatchelError, SatchelError } from '../errors.js';
+import { isSatchelError, SatchelError } from '../base/errors.js';
+import { parseOptions } from '../kernel/context.js';
+import { checkTextOptions, sliceText, utf8Lines } from '../kernel/text-lines.js';
 import type { OperationMethods, OperationName } from '../operations/index.js';
-import type { BatchFile, Content, FileStream } from '../satchel.js';
-import * as S from '../schemas.js';
+import type { BatchFile, Content, FileStream } from '../operations/satchel.js';
+import * as S from '../schemas/index.js';
 import {
   conditionHeaders,
   infoFromHeaders,
@@ -280,19 +280,10 @@ export async function* exportAudit(remote: RemoteContext): AsyncIterable<string>
     path: '/v1/audit/export',
     headers: remote.headers(),
   });
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  let partial = '';
-  for await (const piece of remote.http.pieces(res)) {
-    partial += decoder.decode(piece, { stream: true });
-    let nl = partial.indexOf('\n');
-    while (nl !== -1) {
-      yield partial.slice(0, nl + 1);
-      partial = partial.slice(nl + 1);
-      nl = partial.indexOf('\n');
+  for await (const line of utf8Lines(remote.http.pieces(res))) {
+    if (!line.endsWith('\n')) {
+      throw new SatchelError('INTERNAL', `the audit export from ${remote.http.url} ended mid-line`);
     }
-  }
-  partial += decoder.decode();
-  if (partial !== '') {
-    throw new SatchelError('INTERNAL', `the audit export from ${remote.http.url} ended mid-line`);
+    yield line;
   }
 }

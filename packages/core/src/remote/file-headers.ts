@@ -2,9 +2,9 @@
  * File metadata as HTTP headers, both ways: the conditions of a write as request headers, and
  * the FileInfo and byte range of a read (GET, HEAD) from response headers.
  */
-import { SatchelError } from '../errors.js';
-import { normalizePath } from '../paths.js';
-import type { ByteRange, FileInfo } from '../schemas.js';
+import { SatchelError } from '../base/errors.js';
+import { normalizePath } from '../base/paths.js';
+import type { ByteRange, FileInfo } from '../schemas/index.js';
 import { segment } from './http.js';
 
 /** Conditions and fencing of a file mutation, as the API's request headers. */

@@ -5,11 +5,11 @@
  * are byte streams or event streams are written by hand (custom-calls.ts).
  */
 import { z } from 'zod';
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
 import { OPERATIONS, type OperationMethods, type OperationName } from '../operations/index.js';
 import { operationMethods } from '../operations/methods.js';
 import type { OperationSpec } from '../operations/operation.js';
-import type { Satchel } from '../satchel.js';
+import type { Satchel } from '../operations/satchel.js';
 import { bindRequest, namedFields } from './binding.js';
 import { CUSTOM_CALLS, exportAudit, type RemoteContext } from './custom-calls.js';
 import { conditionHeaders } from './file-headers.js';

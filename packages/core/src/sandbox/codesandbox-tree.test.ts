@@ -6,8 +6,8 @@ import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runSyncTreeContract } from '../sync/tree.contract.js';
 import { runTreeSymlinkContract } from '../sync/tree-symlinks.contract.js';
-import { StandInFs } from '../test-support/codesandbox-stand-in.js';
 import { tempDir } from '../test-support/temp.js';
+import { StandInFs } from './codesandbox-stand-in.js';
 import { CodeSandboxTree } from './codesandbox-tree.js';
 
 const ROOT = '/project/workspace';

@@ -1,7 +1,8 @@
 /** The SandboxProvider contract on the codesandbox provider, over a local stand-in of the SDK. */
-import { StandInSandboxes } from '../test-support/codesandbox-stand-in.js';
+
 import { tempDir } from '../test-support/temp.js';
 import { CodeSandboxProvider } from './codesandbox.js';
+import { StandInSandboxes } from './codesandbox-stand-in.js';
 import { runSandboxProviderContract } from './provider.contract.js';
 
 runSandboxProviderContract('codesandbox (stand-in SDK)', async () => ({

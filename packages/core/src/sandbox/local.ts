@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
 import { LocalTree } from '../sync/local-tree.js';
 import type {
   BootKind,

@@ -3,8 +3,8 @@
  * into its tree (a clean boot is rehydrated, never mistaken for deletions), run the command,
  * sync its results back conflict-safely, hibernate — even when the command fails.
  */
-import { isSatchelError } from '../errors.js';
-import type { Satchel } from '../satchel.js';
+import { isSatchelError } from '../base/errors.js';
+import type { Satchel } from '../operations/satchel.js';
 import type { SyncReport } from '../schemas/sync.js';
 import { type SyncProgress, syncOnce } from '../sync/sync.js';
 import type { BootKind, ExecOptions, SandboxHandle, SandboxProvider } from './provider.js';

@@ -4,10 +4,10 @@
  * retrieved passage are dropped from the answer. Without a provider the passages come back
  * with a note, and nothing leaves the machine.
  */
-import type { EngineContext } from '../engine/context.js';
-import { parseOptions } from '../engine/context.js';
-import type { AskOptions, AskResult, NumberedCitation, SearchHit } from '../schemas.js';
-import { AskOptionsSchema } from '../schemas.js';
+import type { EngineContext } from '../kernel/context.js';
+import { parseOptions } from '../kernel/context.js';
+import type { AskOptions, AskResult, NumberedCitation, SearchHit } from '../schemas/index.js';
+import { AskOptionsSchema } from '../schemas/index.js';
 import type { SearchIndex } from './indexer.js';
 import type { ChatMessage } from './llm.js';
 import { searchPassages } from './search.js';

@@ -8,17 +8,17 @@
  */
 import picomatch from 'picomatch';
 import { RE2JS } from 're2js';
-import { blobBytes, getBlobRow, isBinary } from '../engine/content.js';
-import { type EngineContext, notFound, parseOptions, requireWorkspace } from '../engine/context.js';
-import { SatchelError } from '../errors.js';
-import { normalizePath, validateWorkspaceName } from '../paths.js';
+import { SatchelError } from '../base/errors.js';
+import { normalizePath, validateWorkspaceName } from '../base/paths.js';
+import { blobBytes, getBlobRow, isBinary } from '../kernel/content.js';
+import { type EngineContext, notFound, parseOptions, requireWorkspace } from '../kernel/context.js';
 import {
   type GrepHit,
   type GrepOptions,
   GrepOptionsSchema,
   type GrepResult,
   type GrepStop,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import type { EntryRow } from '../store/metadata/metadata-store.js';
 import {
   type BatchOutcome,

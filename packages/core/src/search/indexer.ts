@@ -8,10 +8,10 @@
  * before every search, so a search sees the caller's own writes.
  */
 
-import { blobBytes, isBinary } from '../engine/content.js';
-import { workspaceSettings } from '../engine/workspace-settings.js';
-import { isSatchelError } from '../errors.js';
-import type { SearchStatus } from '../schemas.js';
+import { isSatchelError } from '../base/errors.js';
+import { blobBytes, isBinary } from '../kernel/content.js';
+import { workspaceSettings } from '../kernel/workspace-settings.js';
+import type { SearchStatus } from '../schemas/index.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type {
@@ -55,7 +55,15 @@ export interface SearchIndexOptions {
   readonly llm?: ChatProvider | undefined;
 }
 
-/** The engine's search index; one per open engine, shared by all actors. */
+/**
+ * The engine's search index; one per open engine, shared by all actors.
+ *
+ * Seam, background search indexing (in-process: a scheduled catch-up per workspace, woken by
+ * the ChangeNotifier). Contract a multi-node implementation must keep: the index of a workspace
+ * follows its change feed through `search_state.indexed_seq`, advanced in the transaction that
+ * writes the passages, so any node may run a step and a crashed step is redone; only one step
+ * of a workspace runs at a time (in-process: a per-workspace promise; across nodes: a lease).
+ */
 export class SearchIndex {
   readonly embeddings: EmbeddingProvider | undefined;
   readonly llm: ChatProvider | undefined;

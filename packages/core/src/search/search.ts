@@ -3,16 +3,17 @@
  * (reciprocal rank fusion) when an embedding provider is configured, each with a citation
  * pinned to the version it was cut from.
  */
-import { type EngineContext, parseOptions, requireWorkspace } from '../engine/context.js';
-import { workspaceSettings } from '../engine/workspace-settings.js';
-import { SatchelError } from '../errors.js';
-import { descendantRange, normalizePath, validateWorkspaceName } from '../paths.js';
+
+import { SatchelError } from '../base/errors.js';
+import { descendantRange, normalizePath, validateWorkspaceName } from '../base/paths.js';
+import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { workspaceSettings } from '../kernel/workspace-settings.js';
 import {
   type SearchHit,
   type SearchOptions,
   SearchOptionsSchema,
   type SearchResult,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import type { PassageMatch } from '../store/metadata/dialect.js';
 import type { WorkspaceRow } from '../store/metadata/metadata-store.js';
 import {

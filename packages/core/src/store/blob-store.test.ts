@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isSatchelError } from '../errors.js';
+import { isSatchelError } from '../base/errors.js';
 import { CONTRACT_CHUNK_SIZE, runBlobStoreContract } from './blob-store.contract.js';
 import { FsBlobStore } from './fs-blob-store.js';
 import { MemoryBlobStore } from './memory-blob-store.js';

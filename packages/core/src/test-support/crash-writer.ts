@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isSatchelError } from '../base/errors.js';
 import { openSatchel } from '../engine/open.js';
-import { isSatchelError } from '../errors.js';
 
 export const CRASH_WORKSPACE = 'ws';
 

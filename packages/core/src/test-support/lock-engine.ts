@@ -1,10 +1,10 @@
 /** Test support for locks: engine contexts per principal on one SQLite file, with a movable clock. */
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { type Actor, UNSCOPED } from '../auth/actor.js';
-import type { EngineContext } from '../engine/context.js';
+import { SatchelError } from '../base/errors.js';
 import { DEFAULT_LIMITS } from '../engine/open.js';
-import { SatchelError } from '../errors.js';
+import { type Actor, UNSCOPED } from '../kernel/actor.js';
+import type { EngineContext } from '../kernel/context.js';
 import { LockWaiters } from '../locks/lock-waiters.js';
 import { GroupCommitter } from '../store/group-commit.js';
 import { MemoryBlobStore } from '../store/memory-blob-store.js';

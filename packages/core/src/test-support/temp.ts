@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { type OpenSatchelOptions, openSatchel } from '../engine/open.js';
-import type { Satchel, SatchelEngine } from '../satchel.js';
+import type { Satchel, SatchelEngine } from '../operations/satchel.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 

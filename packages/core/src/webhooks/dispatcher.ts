@@ -6,9 +6,9 @@
  * Delivery is at least once: a receiver deduplicates by `webhook-id`.
  */
 import { Webhook as Signer } from 'standardwebhooks';
-import type { ChangeNotifier } from '../engine/changes.js';
-import { iso } from '../engine/context.js';
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
+import type { ChangeNotifier } from '../kernel/change-notifier.js';
+import { iso } from '../kernel/records.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type { MetadataStore } from '../store/metadata/metadata-store.js';
 import * as q from '../store/metadata/webhook-queries.js';
@@ -49,7 +49,15 @@ export interface WebhookDispatchOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-/** A running dispatcher (`SatchelEngine.startWebhooks`). */
+/**
+ * A running dispatcher (`SatchelEngine.startWebhooks`).
+ *
+ * Seam, background webhook dispatch (`Dispatcher`, in-process, below). Contract a multi-node
+ * implementation must keep: queueing advances a subscription's cursor in the same transaction
+ * that inserts its deliveries (so no event is queued twice or lost), and a delivery attempt is
+ * claimed in the database before it is sent, so two nodes never send the same attempt at once;
+ * delivery stays at least once (receivers deduplicate by `webhook-id`).
+ */
 export interface WebhookDispatcher {
   /** Deliveries waiting for an attempt (pending or failed-and-scheduled), across all workspaces. */
   queueDepth(): Promise<number>;

@@ -5,8 +5,8 @@
  * or queued twice across a restart.
  */
 import { randomBytes } from 'node:crypto';
-import { iso } from '../engine/context.js';
-import type { WebhookPayload } from '../schemas.js';
+import { changeEvent } from '../kernel/records.js';
+import type { WebhookPayload } from '../schemas/index.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type { MetadataStore, MetadataTx, VersionRow } from '../store/metadata/metadata-store.js';
 import * as q from '../store/metadata/webhook-queries.js';
@@ -21,29 +21,8 @@ function deliveryId(): string {
 }
 
 export function payloadOf(workspace: string, row: VersionRow): WebhookPayload {
-  const time = iso(Number(row.created_at));
-  return {
-    type: `file.${row.op}`,
-    timestamp: time,
-    data: {
-      workspace,
-      seq: Number(row.seq),
-      type: row.op as WebhookPayload['data']['type'],
-      path: row.path,
-      version: Number(row.seq),
-      deleted: row.deleted === 1,
-      kind: row.type,
-      size: Number(row.size),
-      hash: row.hash,
-      actor: row.author,
-      session: row.session,
-      time,
-      origin:
-        row.origin_path !== null && row.origin_seq !== null
-          ? { path: row.origin_path, seq: Number(row.origin_seq) }
-          : null,
-    },
-  };
+  const event = changeEvent(row);
+  return { type: `file.${row.op}`, timestamp: event.time, data: { workspace, ...event } };
 }
 
 /** The next rows after `after`, cut so that no change (seq) is split across calls. */
@@ -76,13 +55,9 @@ async function enqueueOne(tx: MetadataTx, webhookId: string, now: number): Promi
   const last = rows.at(-1);
   if (!last) {
     // A seq handed out without versions: step over it (a write transaction sees every commit).
-    const ws = await tx.kysely
-      .selectFrom('workspaces')
-      .select('seq')
-      .where('id', '=', hook.workspace_id)
-      .executeTakeFirst();
-    if (ws && Number(ws.seq) > Number(hook.cursor)) {
-      await q.updateWebhook(tx.kysely, hook.id, { cursor: Number(ws.seq) });
+    const seq = await tx.workspaceSeq(hook.workspace_id);
+    if (seq !== undefined && seq > Number(hook.cursor)) {
+      await q.updateWebhook(tx.kysely, hook.id, { cursor: seq });
     }
     return 0;
   }
@@ -120,13 +95,9 @@ export async function enqueueAll(
 ): Promise<number> {
   let total = 0;
   for (const hook of await q.enabledWebhooks(store.kysely)) {
-    const seq = await store.kysely
-      .selectFrom('workspaces')
-      .select('seq')
-      .where('id', '=', hook.workspace_id)
-      .executeTakeFirst();
+    const seq = await store.workspaceSeq(hook.workspace_id);
     // Cheap check outside a transaction: most passes find nothing new.
-    if (!seq || Number(seq.seq) <= Number(hook.cursor)) continue;
+    if (seq === undefined || seq <= Number(hook.cursor)) continue;
     for (;;) {
       const read = await committer.run((tx) => enqueueOne(tx, hook.id, now()));
       total += read;

@@ -5,15 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import picomatch from 'picomatch';
-import {
-  decodeCursor,
-  type EngineContext,
-  encodeCursor,
-  iso,
-  parseOptions,
-  requireWorkspace,
-} from '../engine/context.js';
-import { SatchelError } from '../errors.js';
+import { SatchelError } from '../base/errors.js';
+import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
+import { iso } from '../kernel/records.js';
 import {
   type CreatedWebhook,
   type CreateWebhook,
@@ -27,7 +22,7 @@ import {
   VersionOpSchema,
   type Webhook,
   type WebhookDelivery,
-} from '../schemas.js';
+} from '../schemas/index.js';
 import type { MetadataQueries } from '../store/metadata/metadata-store.js';
 import type { AttemptRow, DeliveryRow, WebhookRow } from '../store/metadata/webhook-queries.js';
 import * as q from '../store/metadata/webhook-queries.js';

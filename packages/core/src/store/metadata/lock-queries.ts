@@ -1,7 +1,7 @@
 /** Every SQL statement about locks, in portable Kysely (SQLite now, PostgreSQL next). */
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
-import { ancestorsOf, descendantRange } from '../../paths.js';
+import { ancestorsOf, descendantRange } from '../../base/paths.js';
 import type { Database, LocksTable } from './tables.js';
 
 export type LockRow = Selectable<LocksTable>;
@@ -41,6 +41,13 @@ const LOCK_EPOCH = 'lock_epoch';
  * Starts a new lock epoch, durably: called once when the engine opens. Lease changes commit
  * without fsync, so after a power loss the `fence` counters may have rolled back; starting the
  * next lifetime's tokens at `epoch * FENCE_EPOCH_SPAN` keeps them above anything handed out.
+ *
+ * Seam, the lock epoch / fencing floor (with `MetadataTx.fenceFloor` for deleted workspaces).
+ * Contract a multi-node implementation must keep: fencing tokens of a workspace strictly
+ * increase across every node, restart and power loss. Each node starts its own epoch here, in a
+ * durable transaction, before it grants a lock; nodes share one counter, so a later epoch is
+ * always higher, and a lease commit (relaxed durability) never hands out a token below the
+ * floor of the epoch that granted it.
  */
 export async function startLockEpoch(db: Kysely<Database>): Promise<number> {
   return db.transaction().execute(async (trx) => {

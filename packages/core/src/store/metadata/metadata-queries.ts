@@ -1,6 +1,6 @@
 /** Metadata reads: every query usable both outside and inside a transaction (portable Kysely). */
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { descendantRange } from '../../paths.js';
+import { descendantRange } from '../../base/paths.js';
 import type {
   BlobsTable,
   Database,
@@ -214,6 +214,28 @@ export class MetadataQueries {
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  /** Whether any version in the workspace refers to `hash`. */
+  async isReferencedIn(workspaceId: string, hash: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('versions')
+      .select('seq')
+      .where('hash', '=', hash)
+      .where('workspace_id', '=', workspaceId)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The newest seq handed out in a workspace; undefined if there is no such workspace. */
+  async workspaceSeq(workspaceId: string): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('workspaces')
+      .select('seq')
+      .where('id', '=', workspaceId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : Number(row.seq);
   }
 
   /** Versions that name a blob the registry lacks (the foreign key forbids it; fsck checks anyway). */

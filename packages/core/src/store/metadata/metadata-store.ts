@@ -5,6 +5,7 @@
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
+import { startLockEpoch } from './lock-queries.js';
 import {
   type BlobRow,
   type EntryRow,
@@ -137,13 +138,48 @@ export class MetadataTx extends MetadataQueries {
   }
 }
 
+/** Workspace rows already read, by name: a cache for the reads of one call (`forCall`). */
+export class WorkspaceRows {
+  readonly #rows = new Map<string, Promise<WorkspaceRow | undefined>>();
+
+  /** The row of `name`, read with `read` the first time only. */
+  get(
+    name: string,
+    read: () => Promise<WorkspaceRow | undefined>,
+  ): Promise<WorkspaceRow | undefined> {
+    let row = this.#rows.get(name);
+    if (!row) {
+      row = read();
+      this.#rows.set(name, row);
+    }
+    return row;
+  }
+}
+
 /** The store: reads, transactions, and batches of independent operations in one commit. */
 export class MetadataStore extends MetadataQueries {
+  readonly #workspaces: WorkspaceRows | null;
+
   constructor(
     db: Kysely<Database>,
     readonly dialect: SqlDialectInfo,
+    workspaces: WorkspaceRows | null = null,
   ) {
     super(db);
+    this.#workspaces = workspaces;
+  }
+
+  /**
+   * This store as one call sees it: a workspace row is read once per call — not once for the
+   * authorisation and again by the operation. Transactions still read their own rows.
+   */
+  forCall(): MetadataStore {
+    return new MetadataStore(this.db, this.dialect, new WorkspaceRows());
+  }
+
+  override findWorkspace(name: string): Promise<WorkspaceRow | undefined> {
+    const read = () => super.findWorkspace(name);
+    return this.#workspaces ? this.#workspaces.get(name, read) : read();
   }
 
   /** Creates or upgrades the schema and records the storage format (docs/storage.md). */
@@ -154,6 +190,11 @@ export class MetadataStore extends MetadataQueries {
       .values({ key: 'format', value: STORAGE_FORMAT })
       .onConflict((oc) => oc.column('key').doNothing())
       .execute();
+  }
+
+  /** Starts this engine's lock epoch (the fencing floor seam: lock-queries.ts, startLockEpoch). */
+  startLockEpoch(): Promise<number> {
+    return startLockEpoch(this.db);
   }
 
   /** Runs `fn` in one transaction: all of its writes commit, durably, or none do. */

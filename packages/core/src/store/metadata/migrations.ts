@@ -3,7 +3,7 @@
  * dialect; the few type differences come from `SqlDialectInfo`.
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
-import { SatchelError } from '../../errors.js';
+import { SatchelError } from '../../base/errors.js';
 import type { SqlDialectInfo } from './dialect.js';
 
 function migrations(dialect: SqlDialectInfo): Record<string, Migration> {

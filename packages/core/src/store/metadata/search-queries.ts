@@ -4,7 +4,7 @@
  * dialect's (`SqlDialectInfo.fullText`).
  */
 import type { Kysely, Selectable } from 'kysely';
-import { descendantRange } from '../../paths.js';
+import { descendantRange } from '../../base/paths.js';
 import type { Database, PassagesTable, SearchStateTable } from './tables.js';
 
 type Db = Kysely<Database>;

@@ -13,7 +13,7 @@ import {
   SqliteDriver,
   sql,
 } from 'kysely';
-import { SatchelError } from '../../errors.js';
+import { SatchelError } from '../../base/errors.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { SQLITE_FULL_TEXT } from './sqlite-fts.js';
 import type { Database } from './tables.js';

@@ -4,8 +4,8 @@
  * with it, and RemoteSatchel (which has no text route) slices the downloaded bytes with it.
  */
 import type { Readable } from 'node:stream';
-import { SatchelError } from '../errors.js';
-import type { FileInfo, ReadTextOptions, TextSlice } from '../schemas.js';
+import { SatchelError } from '../base/errors.js';
+import type { FileInfo, ReadTextOptions, TextSlice } from '../schemas/index.js';
 
 const DEFAULT_TEXT_BYTES = 1024 * 1024;
 
@@ -95,31 +95,45 @@ function capText(lines: readonly string[], maxBytes: number): { text: string; ke
   return { text: lines.slice(lines.length - kept).join(''), kept };
 }
 
+/**
+ * Splits a UTF-8 byte stream into lines, each with its `\n`; a last line without one is yielded
+ * as it is. Throws TypeError (from the fatal decoder) on invalid UTF-8.
+ */
+export async function* utf8Lines(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let partial = '';
+  for await (const piece of body) {
+    partial += decoder.decode(piece, { stream: true });
+    let nl = partial.indexOf('\n');
+    while (nl !== -1) {
+      yield partial.slice(0, nl + 1);
+      partial = partial.slice(nl + 1);
+      nl = partial.indexOf('\n');
+    }
+  }
+  partial += decoder.decode();
+  if (partial.length > 0) yield partial;
+}
+
 /** Yields lines with their terminators; INVALID_INPUT if the content is not UTF-8 text. */
 async function* splitLines(body: AsyncIterable<Uint8Array>, path: string): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   const binary = () =>
     new SatchelError('INVALID_INPUT', `${path} is a binary file; read it as bytes instead`, {
       path,
     });
-  let partial = '';
-  let sniffed = 0;
-  try {
+  // A NUL byte in the first 8 KiB marks binary content even when it decodes as UTF-8.
+  async function* sniffed(): AsyncGenerator<Uint8Array> {
+    let seen = 0;
     for await (const piece of body) {
-      if (sniffed < 8192 && piece.subarray(0, 8192 - sniffed).includes(0)) throw binary();
-      sniffed += piece.byteLength;
-      partial += decoder.decode(piece, { stream: true });
-      let nl = partial.indexOf('\n');
-      while (nl !== -1) {
-        yield partial.slice(0, nl + 1);
-        partial = partial.slice(nl + 1);
-        nl = partial.indexOf('\n');
-      }
+      if (seen < 8192 && piece.subarray(0, 8192 - seen).includes(0)) throw binary();
+      seen += piece.byteLength;
+      yield piece;
     }
-    partial += decoder.decode();
+  }
+  try {
+    yield* utf8Lines(sniffed());
   } catch (error) {
     if (error instanceof TypeError) throw binary();
     throw error;
   }
-  if (partial.length > 0) yield partial;
 }

@@ -7,10 +7,10 @@
  * A call that fails writes nothing.
  */
 import type { Readable } from 'node:stream';
-import type { Actor } from './auth/actor.js';
-import type { OperationMethods } from './operations/index.js';
-import type { ByteRange, FileInfo } from './schemas.js';
-import type { WebhookDispatcher, WebhookDispatchOptions } from './webhooks/dispatcher.js';
+import type { Actor } from '../kernel/actor.js';
+import type { ByteRange, FileInfo } from '../schemas/index.js';
+import type { WebhookDispatcher, WebhookDispatchOptions } from '../webhooks/dispatcher.js';
+import type { OperationMethods } from './index.js';
 
 /** File content: text (UTF-8), bytes, or a stream of bytes of any length (consumed once). */
 export type Content = string | Uint8Array | AsyncIterable<Uint8Array | string>;

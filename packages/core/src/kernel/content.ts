@@ -1,6 +1,8 @@
 /** Reading stored content back, verified: inline content by its hash, large content per chunk. */
 import { createHash } from 'node:crypto';
-import { SatchelError } from '../errors.js';
+import { lookup } from 'mime-types';
+import { SatchelError } from '../base/errors.js';
+import { baseName } from '../base/paths.js';
 import { integrityError } from '../store/content-hash.js';
 import type { BlobRow, MetadataQueries } from '../store/metadata/metadata-store.js';
 import type { EngineContext } from './context.js';
@@ -66,4 +68,17 @@ export function isBinary(data: Uint8Array): boolean {
   } catch {
     return true;
   }
+}
+
+const TEXT_SNIFF = 8192;
+
+export function contentTypeByName(path: string): string | false {
+  return lookup(baseName(path));
+}
+
+/** Content type from the file name, else sniffed: NUL bytes mean binary. */
+export function contentTypeFor(path: string, head: Uint8Array): string {
+  const byName = contentTypeByName(path);
+  if (byName) return byName;
+  return head.subarray(0, TEXT_SNIFF).includes(0) ? 'application/octet-stream' : 'text/plain';
 }

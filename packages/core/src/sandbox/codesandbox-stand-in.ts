@@ -21,8 +21,8 @@ import {
 } from 'node:fs/promises';
 import { join } from 'node:path';
 import { watch } from 'chokidar';
-import type { CsbBootupType, CsbClient, CsbSandbox, CsbSandboxes } from '../sandbox/codesandbox.js';
-import type { CsbFileSystem, CsbStat } from '../sandbox/codesandbox-tree.js';
+import type { CsbBootupType, CsbClient, CsbSandbox, CsbSandboxes } from './codesandbox.js';
+import type { CsbFileSystem, CsbStat } from './codesandbox-tree.js';
 
 /** The SDK's CommandError class (its .d.ts files do not resolve under NodeNext; see the check). */
 export type CommandErrorClass = new (message: string, exitCode: number, output: string) => Error;

@@ -11,9 +11,9 @@ import type {
   SandboxCommands,
   Sandboxes,
 } from '@codesandbox/sdk';
-import type { CsbClient, CsbSandboxes } from '../sandbox/codesandbox.js';
-import type { CsbFileSystem } from '../sandbox/codesandbox-tree.js';
+import type { CsbClient, CsbSandboxes } from './codesandbox.js';
 import type { CommandErrorClass, StandInCommands, StandInFs } from './codesandbox-stand-in.js';
+import type { CsbFileSystem } from './codesandbox-tree.js';
 
 type Fits<T extends true> = T;
 type FsMethods = keyof CsbFileSystem;

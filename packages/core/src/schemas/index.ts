@@ -21,7 +21,7 @@ export type {
   Transfer,
   TransferOffer,
   WhoAmI,
-} from './schemas/access.js';
+} from './access.js';
 export {
   AcquireLockSchema,
   AuditEntrySchema,
@@ -43,7 +43,7 @@ export {
   TransferOfferSchema,
   TransferSchema,
   WhoAmISchema,
-} from './schemas/access.js';
+} from './access.js';
 export type {
   AppendOptions,
   ByteRange,
@@ -77,7 +77,7 @@ export type {
   WorkspaceInfo,
   WorkspaceSettings,
   WriteOptions,
-} from './schemas/files.js';
+} from './files.js';
 export {
   AppendOptionsSchema,
   ByteRangeSchema,
@@ -117,7 +117,7 @@ export {
   WorkspaceSchema,
   WorkspaceSettingsSchema,
   WriteOptionsSchema,
-} from './schemas/files.js';
+} from './files.js';
 export type {
   AskOptions,
   AskResult,
@@ -132,7 +132,7 @@ export type {
   SearchResult,
   SearchStatus,
   UpdateWorkspace,
-} from './schemas/search.js';
+} from './search.js';
 export {
   AskOptionsSchema,
   AskResultSchema,
@@ -148,7 +148,7 @@ export {
   SearchResultSchema,
   SearchStatusSchema,
   UpdateWorkspaceSchema,
-} from './schemas/search.js';
+} from './search.js';
 export type {
   SyncConflict,
   SyncMode,
@@ -156,7 +156,7 @@ export type {
   SyncSkipped,
   SyncSkipReason,
   SyncStatus,
-} from './schemas/sync.js';
+} from './sync.js';
 export {
   ContentHashSchema,
   SyncConflictSchema,
@@ -166,7 +166,7 @@ export {
   SyncSkipReasonSchema,
   SyncStatusSchema,
   SyncStopSchema,
-} from './schemas/sync.js';
+} from './sync.js';
 export type {
   CreatedWebhook,
   CreateWebhook,
@@ -176,7 +176,7 @@ export type {
   WebhookDelivery,
   WebhookDeliveryStatus,
   WebhookPayload,
-} from './schemas/webhooks.js';
+} from './webhooks.js';
 export {
   CreatedWebhookSchema,
   CreateWebhookSchema,
@@ -189,4 +189,4 @@ export {
   WebhookPayloadSchema,
   WebhookSchema,
   WebhookUrlSchema,
-} from './schemas/webhooks.js';
+} from './webhooks.js';

@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openTemp } from '../test-support/temp.js';
 import { isSatchelError } from './errors.js';
 import {
   ancestorsOf,
@@ -9,7 +10,6 @@ import {
   parentOf,
   validateWorkspaceName,
 } from './paths.js';
-import { openTemp } from './test-support/temp.js';
 
 function reason(input: unknown): string {
   try {

@@ -1,0 +1,64 @@
+/** The change-feed wake-up seam (one process today). */
+/**
+ * Change-feed wake-ups: who learns, and when, that a workspace changed.
+ *
+ * Contract (what a multi-node implementation must keep): `notify(workspace)` is called after a
+ * commit that changed `workspace` is durable; every `subscribe` listener and every pending
+ * `wait` of that workspace is then woken (at least once; spurious wake-ups are allowed, since
+ * callers re-read the store). `wait` never outlives its `ms`: the change feed also re-reads on a
+ * timer, so a lost wake-up costs latency, never a missed change. `close` wakes everyone and
+ * makes later waits return at once.
+ *
+ * This implementation is in-process: a commit in another process is seen only by the timers.
+ * A second node needs a shared bus (e.g. PostgreSQL LISTEN/NOTIFY) behind the same shape.
+ */
+export class ChangeNotifier {
+  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #listeners = new Set<(workspace: string) => void>();
+  #closed = false;
+
+  /**
+   * Calls `listener` (synchronously, so it must only schedule work) after every commit that
+   * changed a workspace, until the returned function is called. The search indexer listens.
+   */
+  subscribe(listener: (workspace: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** True once the engine is closing: long polls end at once, with what they have. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Called after every commit that changed `workspace`. */
+  notify(workspace: string): void {
+    if (!this.#closed) for (const listener of this.#listeners) listener(workspace);
+    const waiters = this.#waiters.get(workspace);
+    if (!waiters) return;
+    this.#waiters.delete(workspace);
+    for (const wake of waiters) wake();
+  }
+
+  /** Resolves on the next change of `workspace`, or after `ms`, whichever comes first. */
+  wait(workspace: string, ms: number): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = this.#waiters.get(workspace) ?? new Set();
+      this.#waiters.set(workspace, waiters);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      waiters.add(done);
+    });
+  }
+
+  /** Releases every waiter (engine close). */
+  close(): void {
+    this.#closed = true;
+    for (const workspace of [...this.#waiters.keys()]) this.notify(workspace);
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Which stores an engine runs on, as a small configuration, and the one place that opens them.
+ * The embedded default keeps both in the data directory: a SQLite file and a blob directory.
+ * A second backend (PostgreSQL metadata, S3 content) is a new variant here plus a file beside
+ * `metadata/sqlite.ts` or `fs-blob-store.ts`; nothing in the engine changes.
+ */
+import { join } from 'node:path';
+import type { BlobStore } from './blob-store.js';
+import { FsBlobStore } from './fs-blob-store.js';
+import { MemoryBlobStore } from './memory-blob-store.js';
+import { MetadataStore } from './metadata/metadata-store.js';
+import { openSqlite, SQLITE_DIALECT, type SqliteOptions } from './metadata/sqlite.js';
+
+/** Metadata in a SQLite file (":memory:" for a throwaway database). */
+export interface SqliteConfig extends SqliteOptions {
+  readonly kind: 'sqlite';
+  readonly file: string;
+}
+
+/** Content in a directory of files (restic-style fan-out), or in memory for tests. */
+export type BlobsConfig =
+  | { readonly kind: 'directory'; readonly path: string }
+  | { readonly kind: 'memory' };
+
+export type MetadataConfig = SqliteConfig;
+
+export interface StoreConfig {
+  readonly metadata: MetadataConfig;
+  readonly blobs: BlobsConfig;
+}
+
+export const DATABASE_FILE = 'satchel.db';
+export const BLOBS_DIR = 'blobs';
+
+/** The embedded stores of a data directory (`root`), or in-memory ones when `root` is null. */
+export function embeddedStores(root: string | null): StoreConfig {
+  return root === null
+    ? { metadata: { kind: 'sqlite', file: ':memory:' }, blobs: { kind: 'memory' } }
+    : {
+        metadata: { kind: 'sqlite', file: join(root, DATABASE_FILE) },
+        blobs: { kind: 'directory', path: join(root, BLOBS_DIR) },
+      };
+}
+
+/** Opens the metadata store `config` names; the schema is not migrated yet. */
+export function openMetadata(config: MetadataConfig): MetadataStore {
+  const { file, ...options } = config;
+  return new MetadataStore(openSqlite(file, options), SQLITE_DIALECT);
+}
+
+/** Opens (creating if needed) the content store `config` names. */
+export async function openBlobs(config: BlobsConfig): Promise<BlobStore> {
+  return config.kind === 'directory' ? FsBlobStore.open(config.path) : new MemoryBlobStore();
+}
