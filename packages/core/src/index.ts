@@ -30,6 +30,7 @@ export {
   DEFAULT_LIMITS,
   openSatchel,
 } from './engine/open.js';
+export type { SatchelEngine } from './engine/satchel-engine.js';
 export type { Actor, KeyScope } from './kernel/actor.js';
 export type { EngineLimits } from './kernel/context.js';
 export {
@@ -45,13 +46,7 @@ export type {
   OperationSpec,
   QueryType,
 } from './operations/operation.js';
-export type {
-  BatchFile,
-  Content,
-  FileStream,
-  Satchel,
-  SatchelEngine,
-} from './operations/satchel.js';
+export type { BatchFile, Content, FileStream, Satchel } from './operations/satchel.js';
 export { HEADER_OPTIONS, hasBody, pathArgs } from './remote/binding.js';
 export { RemoteSatchel, type RemoteSatchelOptions } from './remote/remote-satchel.js';
 export {

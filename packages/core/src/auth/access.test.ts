@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_KEY_FILE, DATABASE_FILE, openSatchel } from '../engine/open.js';
-import type { SatchelEngine } from '../operations/satchel.js';
+import type { SatchelEngine } from '../engine/satchel-engine.js';
 import { tempDir } from '../test-support/temp.js';
 
 async function engineAt(data: string, clock?: () => number): Promise<SatchelEngine> {

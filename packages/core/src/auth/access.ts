@@ -2,9 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { open, rename } from 'node:fs/promises';
 import { SatchelError } from '../base/errors.js';
+import { parseOptions } from '../base/options.js';
 import { normalizePath, validateWorkspaceName } from '../base/paths.js';
 import { type Actor, type KeyScope, ROLE_RANK } from '../kernel/actor.js';
-import { type EngineContext, parseOptions } from '../kernel/context.js';
+import type { EngineContext } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { iso } from '../kernel/records.js';
 import {

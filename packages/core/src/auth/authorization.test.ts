@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSatchel } from '../engine/open.js';
-import type { Satchel, SatchelEngine } from '../operations/satchel.js';
+import type { SatchelEngine } from '../engine/satchel-engine.js';
+import type { Satchel } from '../operations/satchel.js';
 import { readAll } from '../test-support/temp.js';
 
 type Outcome = 'ok' | 'FORBIDDEN' | 'NOT_FOUND' | 'UNAUTHENTICATED';

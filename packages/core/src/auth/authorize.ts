@@ -3,9 +3,11 @@
  * the actor's role in the workspace (membership, or admin), narrowed by the key it used.
  * A workspace the actor may not see is NOT_FOUND, never FORBIDDEN: its existence stays secret.
  */
+
 import { SatchelError } from '../base/errors.js';
 import { isWithin } from '../base/paths.js';
 import { type Actor, ROLE_RANK, type Role } from '../kernel/actor.js';
+import type { GlobalAction, WorkspaceAction } from '../operations/actions.js';
 import { roleOf } from '../store/metadata/access-queries.js';
 import type { MetadataQueries, WorkspaceRow } from '../store/metadata/metadata-store.js';
 
@@ -25,9 +27,7 @@ export const WORKSPACE_ACTIONS = {
   'webhook.read': 'owner',
   'webhook.manage': 'owner',
   'workspace.manage': 'owner',
-} as const satisfies Record<string, Role>;
-
-export type WorkspaceAction = keyof typeof WORKSPACE_ACTIONS;
+} as const satisfies Record<WorkspaceAction, Role>;
 
 /** How refusals phrase each action: "<who> may not <verb> in <workspace>". */
 const VERBS: Readonly<Record<WorkspaceAction | GlobalAction, string>> = {
@@ -65,9 +65,6 @@ const WRITES: ReadonlySet<string> = new Set([
   'transfer.accept',
   'admin',
 ]);
-
-/** Actions outside any workspace. */
-export type GlobalAction = 'workspace.create' | 'workspace.list' | 'transfer.accept' | 'admin';
 
 function forbidden(actor: Actor, what: string, data: Record<string, unknown> = {}): SatchelError {
   return new SatchelError('FORBIDDEN', `${actor.name} may not ${what}`, data);

@@ -1,7 +1,8 @@
 /** Workspace membership: who has which role; a workspace always keeps at least one owner. */
 
 import { SatchelError } from '../base/errors.js';
-import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { parseOptions } from '../base/options.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { iso } from '../kernel/records.js';
 import { type Member, type Role, RoleSchema } from '../schemas/index.js';
 import * as access from '../store/metadata/access-queries.js';

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SatchelError } from '../base/errors.js';
-import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { parseOptions } from '../base/options.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { iso } from '../kernel/records.js';
 import {
   type OfferTransfer,

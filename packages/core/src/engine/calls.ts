@@ -4,12 +4,7 @@
  * changes, group-committed within 100 ms for reads and refusals (DESIGN.md, Audit log).
  */
 import type { AuditInput, AuditLog } from '../audit/audit-log.js';
-import {
-  authorize,
-  authorizeGlobal,
-  type GlobalAction,
-  type WorkspaceAction,
-} from '../auth/authorize.js';
+import { authorize, authorizeGlobal } from '../auth/authorize.js';
 import { isSatchelError } from '../base/errors.js';
 import { normalizePath, validateWorkspaceName } from '../base/paths.js';
 import type { Actor } from '../kernel/actor.js';
@@ -17,6 +12,7 @@ import type { ChangeNotifier } from '../kernel/change-notifier.js';
 import type { EngineContext, EngineLimits } from '../kernel/context.js';
 import { requireWorkspace } from '../kernel/context.js';
 import type { LockWaiters } from '../locks/locks.js';
+import type { GlobalAction, WorkspaceAction } from '../operations/actions.js';
 import type { GrepWorkers } from '../search/grep-workers.js';
 import type { SearchIndex } from '../search/indexer.js';
 import type { BlobStore } from '../store/blob-store.js';

@@ -3,9 +3,11 @@
  * polling. It is what the REST change feed, SSE, webhooks, MCP subscriptions and sync's watch
  * mode read.
  */
+
+import { parseOptions } from '../base/options.js';
 import { normalizePath, validateWorkspaceName } from '../base/paths.js';
 import type { ChangeNotifier } from '../kernel/change-notifier.js';
-import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { changeEvent } from '../kernel/records.js';
 import {
   type ChangeEvent,

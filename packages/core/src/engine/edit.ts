@@ -1,12 +1,12 @@
 /** Text edits: exact replacements applied in order, previewed as a unified diff. */
 import { createTwoFilesPatch } from 'diff';
 import { SatchelError } from '../base/errors.js';
+import { parseOptions } from '../base/options.js';
 import { normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
 import { isBinary, readWhole } from '../kernel/content.js';
 import {
   type EngineContext,
   notFound,
-  parseOptions,
   preconditionFailed,
   requireWorkspace,
 } from '../kernel/context.js';

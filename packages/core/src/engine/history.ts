@@ -1,9 +1,10 @@
 /** Version history: resolving a version (across moves), listing history, diffs between versions. */
 import { createTwoFilesPatch } from 'diff';
 import { SatchelError } from '../base/errors.js';
+import { parseOptions } from '../base/options.js';
 import { normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
 import { isBinary, readWhole } from '../kernel/content.js';
-import { type EngineContext, notFound, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { versionOut } from '../kernel/records.js';
 import {

@@ -9,7 +9,7 @@ import type { Actor } from '../kernel/actor.js';
 import { OPERATIONS, type OperationMethods, type OperationName } from '../operations/index.js';
 import { operationMethods } from '../operations/methods.js';
 import { type Access, type OperationSpec, optionsOf } from '../operations/operation.js';
-import type { Satchel, SatchelEngine } from '../operations/satchel.js';
+import type { Satchel } from '../operations/satchel.js';
 import { countQueued } from '../store/metadata/webhook-queries.js';
 import {
   Dispatcher,
@@ -25,6 +25,7 @@ import {
   workspaceCheck,
 } from './calls.js';
 import { RUNS, WORKSPACE_OF } from './runs.js';
+import type { SatchelEngine } from './satchel-engine.js';
 
 export type { EngineServices } from './calls.js';
 

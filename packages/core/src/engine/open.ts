@@ -11,7 +11,6 @@ import { SatchelError } from '../base/errors.js';
 import { ChangeNotifier } from '../kernel/change-notifier.js';
 import type { EngineLimits } from '../kernel/context.js';
 import { LockWaiters } from '../locks/locks.js';
-import type { SatchelEngine } from '../operations/satchel.js';
 import type { EmbeddingProvider } from '../search/embeddings.js';
 import { GrepWorkers } from '../search/grep-workers.js';
 import { SearchIndex } from '../search/indexer.js';
@@ -24,6 +23,7 @@ import { SecretBox, WEBHOOK_KEY_FILE } from '../webhooks/secret-box.js';
 import { AllowList } from '../webhooks/ssrf.js';
 import { webhookServices } from '../webhooks/webhooks.js';
 import { type EngineServices, LocalSatchel } from './local-satchel.js';
+import type { SatchelEngine } from './satchel-engine.js';
 
 export const DEFAULT_LIMITS: EngineLimits = {
   maxFileSize: 5 * 1024 ** 3,

@@ -2,9 +2,10 @@
 import { Readable } from 'node:stream';
 import picomatch from 'picomatch';
 import { SatchelError } from '../base/errors.js';
+import { parseOptions } from '../base/options.js';
 import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '../base/paths.js';
 import { blobBytes, getBlobRow } from '../kernel/content.js';
-import { type EngineContext, notFound, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { entryInfo, iso, versionInfo } from '../kernel/records.js';
 import { checkTextOptions, sliceText } from '../kernel/text-lines.js';

@@ -1,12 +1,12 @@
 /** Mutations of the tree itself: remove, move and copy, of files and whole directories. */
 import { SatchelError } from '../base/errors.js';
+import { parseOptions } from '../base/options.js';
 import { isWithin, normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
 import { contentTypeByName } from '../kernel/content.js';
 import {
   checkPreconditions,
   type EngineContext,
   notFound,
-  parseOptions,
   requireWorkspace,
 } from '../kernel/context.js';
 import { checkWriteLocks } from '../locks/locks.js';

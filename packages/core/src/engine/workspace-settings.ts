@@ -1,6 +1,8 @@
 /** Workspace settings (the `settings` JSON column): reading them, and `updateWorkspace`. */
+
+import { parseOptions } from '../base/options.js';
 import { validateWorkspaceName } from '../base/paths.js';
-import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { workspaceSettings } from '../kernel/workspace-settings.js';
 import {
   type UpdateWorkspace,

@@ -1,8 +1,9 @@
 /** Workspace lifecycle: create, list, inspect, delete. */
 import { randomUUID } from 'node:crypto';
 import { SatchelError } from '../base/errors.js';
+import { parseOptions } from '../base/options.js';
 import { validateWorkspaceName } from '../base/paths.js';
-import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { iso } from '../kernel/records.js';
 import { workspaceSettings } from '../kernel/workspace-settings.js';

@@ -3,9 +3,10 @@
  * it before uploading (a renamed or copied file, content restored after a reset).
  */
 import { SatchelError } from '../base/errors.js';
+import { parseOptions } from '../base/options.js';
 import { normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
 import { blobBytes } from '../kernel/content.js';
-import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { type FileInfo, type WriteOptions, WriteOptionsSchema } from '../schemas/index.js';
 import { ContentHashSchema } from '../schemas/sync.js';
 import type { BlobRow, MetadataQueries } from '../store/metadata/metadata-store.js';

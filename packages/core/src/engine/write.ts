@@ -1,12 +1,12 @@
 /** Mutations that create file versions: write, batch write, append, mkdir, restore. */
 import { SatchelError } from '../base/errors.js';
+import { parseOptions } from '../base/options.js';
 import { normalizeEntryPath, parentOf, validateWorkspaceName } from '../base/paths.js';
 import { blobBytes, contentTypeFor, getBlobRow } from '../kernel/content.js';
 import {
   checkPreconditions,
   type EngineContext,
   notFound,
-  parseOptions,
   requireWorkspace,
   workspaceNotFound,
 } from '../kernel/context.js';

@@ -1,5 +1,4 @@
 /** What every engine operation needs: the stores, the clock, the limits and who is calling. */
-import type { z } from 'zod';
 import { SatchelError } from '../base/errors.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type {
@@ -33,21 +32,6 @@ export interface EngineContext {
    * checks) has one place to hook in.
    */
   commit<T>(op: (tx: MetadataTx) => Promise<T>, options?: { durable?: boolean }): Promise<T>;
-}
-
-/** Validates options against their schema: INVALID_INPUT naming the first bad field. */
-export function parseOptions<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const result = schema.safeParse(value ?? {});
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue?.path.join('.') || 'options';
-  throw new SatchelError(
-    'INVALID_INPUT',
-    `invalid ${field}: ${issue?.message ?? 'invalid value'}`,
-    {
-      field,
-    },
-  );
 }
 
 export function workspaceNotFound(name: string): SatchelError {

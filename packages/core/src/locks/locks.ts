@@ -1,8 +1,9 @@
 /** Lock operations: acquire (optionally waiting), renew, release, break, list, and the write check. */
 import { randomUUID } from 'node:crypto';
 import { SatchelError } from '../base/errors.js';
+import { parseOptions } from '../base/options.js';
 import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '../base/paths.js';
-import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { iso } from '../kernel/records.js';
 import { type AcquireLock, AcquireLockSchema, type Lock } from '../schemas/index.js';
 import {

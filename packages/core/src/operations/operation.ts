@@ -10,7 +10,7 @@
  * `workspace` argument. This folder imports only zod and types, so a browser can load it.
  */
 import { z } from 'zod';
-import type { GlobalAction, WorkspaceAction } from '../auth/authorize.js';
+import type { GlobalAction, WorkspaceAction } from './actions.js';
 
 /** One positional argument: its wire name and its schema. */
 export type ArgSpec = readonly [name: string, schema: z.ZodType];

@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { isSatchelError, SatchelError } from '../base/errors.js';
-import { parseOptions } from '../kernel/context.js';
+import { parseOptions } from '../base/options.js';
 import { checkTextOptions, sliceText, utf8Lines } from '../kernel/text-lines.js';
 import type { OperationMethods, OperationName } from '../operations/index.js';
 import type { BatchFile, Content, FileStream } from '../operations/satchel.js';

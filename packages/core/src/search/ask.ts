@@ -4,8 +4,9 @@
  * retrieved passage are dropped from the answer. Without a provider the passages come back
  * with a note, and nothing leaves the machine.
  */
+
+import { parseOptions } from '../base/options.js';
 import type { EngineContext } from '../kernel/context.js';
-import { parseOptions } from '../kernel/context.js';
 import type { AskOptions, AskResult, NumberedCitation, SearchHit } from '../schemas/index.js';
 import { AskOptionsSchema } from '../schemas/index.js';
 import type { SearchIndex } from './indexer.js';

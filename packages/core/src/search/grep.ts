@@ -9,9 +9,10 @@
 import picomatch from 'picomatch';
 import { RE2JS } from 're2js';
 import { SatchelError } from '../base/errors.js';
+import { parseOptions } from '../base/options.js';
 import { normalizePath, validateWorkspaceName } from '../base/paths.js';
 import { blobBytes, getBlobRow, isBinary } from '../kernel/content.js';
-import { type EngineContext, notFound, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
 import {
   type GrepHit,
   type GrepOptions,

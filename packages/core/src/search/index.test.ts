@@ -1,6 +1,6 @@
 /** The search index follows every mutation, pins citations to versions, and ranks by BM25. */
 import { describe, expect, it } from 'vitest';
-import type { SatchelEngine } from '../operations/satchel.js';
+import type { SatchelEngine } from '../engine/satchel-engine.js';
 import { openTemp } from '../test-support/temp.js';
 
 async function paths(satchel: SatchelEngine, query: string): Promise<string[]> {

@@ -5,8 +5,9 @@
  */
 
 import { SatchelError } from '../base/errors.js';
+import { parseOptions } from '../base/options.js';
 import { descendantRange, normalizePath, validateWorkspaceName } from '../base/paths.js';
-import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { workspaceSettings } from '../kernel/workspace-settings.js';
 import {
   type SearchHit,

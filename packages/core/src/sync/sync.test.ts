@@ -5,7 +5,7 @@ import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
-import type { SatchelEngine } from '../operations/satchel.js';
+import type { SatchelEngine } from '../engine/satchel-engine.js';
 import { catFile, openTemp, tempDir } from '../test-support/temp.js';
 import { LocalTree } from './local-tree.js';
 import { type SyncOptions, syncOnce, syncStatus } from './sync.js';

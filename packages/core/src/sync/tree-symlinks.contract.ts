@@ -8,7 +8,7 @@
 import { mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SatchelEngine } from '../operations/satchel.js';
+import type { SatchelEngine } from '../engine/satchel-engine.js';
 import { catFile, openTemp, readAll, tempDir } from '../test-support/temp.js';
 import { loadIgnoreRules } from './ignore.js';
 import { SyncState } from './state.js';

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { type OpenSatchelOptions, openSatchel } from '../engine/open.js';
-import type { Satchel, SatchelEngine } from '../operations/satchel.js';
+import type { SatchelEngine } from '../engine/satchel-engine.js';
+import type { Satchel } from '../operations/satchel.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 

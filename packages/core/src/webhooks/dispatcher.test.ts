@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Webhook as Verifier } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { openSatchel } from '../engine/open.js';
-import type { SatchelEngine } from '../operations/satchel.js';
+import type { SatchelEngine } from '../engine/satchel-engine.js';
 import type { WebhookPayload } from '../schemas/index.js';
 import { tempDir } from '../test-support/temp.js';
 import { eventually, type Received, startReceiver } from '../test-support/webhook-receiver.js';

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import picomatch from 'picomatch';
 import { SatchelError } from '../base/errors.js';
-import { type EngineContext, parseOptions, requireWorkspace } from '../kernel/context.js';
+import { parseOptions } from '../base/options.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { iso } from '../kernel/records.js';
 import {

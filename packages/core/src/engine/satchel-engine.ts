@@ -1,0 +1,21 @@
+/** The engine as a Satchel: the data directory's admin, and the way to act as any principal. */
+import type { Actor } from '../kernel/actor.js';
+import type { Satchel } from '../operations/satchel.js';
+import type { WebhookDispatcher, WebhookDispatchOptions } from '../webhooks/dispatcher.js';
+
+/** The engine itself: a Satchel acting as the data directory's admin, and the way to others. */
+export interface SatchelEngine extends Satchel {
+  /** The actor an API key stands for; UNAUTHENTICATED if it is malformed, unknown, revoked or expired. */
+  authenticate(key: string): Promise<Actor>;
+  /** The same engine acting as `actor`: every call is authorised and audited as that actor. */
+  as(actor: Actor): Satchel;
+  /** The admin key, when this open created it (first start on an empty data directory). */
+  readonly createdAdminKey: string | null;
+  /**
+   * Starts delivering webhooks from this process (`satchel serve` does; short-lived commands
+   * never do). CONFLICT if one already runs; `close()` stops it first.
+   */
+  startWebhooks(options?: WebhookDispatchOptions): WebhookDispatcher;
+  /** Webhook deliveries waiting for an attempt, across all workspaces (for metrics). */
+  webhookQueueDepth(): Promise<number>;
+}
