@@ -4,8 +4,8 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { validateWorkspaceName } from '@satchel/client/paths.js';
 import { authorize } from '../src/auth/authorize.js';
-import { validateWorkspaceName } from '../src/base/paths.js';
 import { readFile } from '../src/engine/read.js';
 import {
   BLOBS_DIR,

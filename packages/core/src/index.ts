@@ -1,15 +1,33 @@
 /** @satchel/core: the engine, its stores, and the shared vocabulary of every frontend. */
 
-export { KEY_PREFIX } from './auth/keys.js';
-export type { ErrorCode } from './base/errors.js';
+export type { ErrorCode } from '@satchel/client/errors.js';
 export {
   ERROR_CODES,
   ERROR_STATUS,
   isSatchelError,
   SatchelError,
   toSatchelError,
-} from './base/errors.js';
-export { excludeMatcher, globMatcher } from './base/glob.js';
+} from '@satchel/client/errors.js';
+export { excludeMatcher, globMatcher } from '@satchel/client/glob.js';
+export {
+  OPERATION_NAMES,
+  OPERATIONS,
+  type OperationMethods,
+  type OperationName,
+  type Operations,
+} from '@satchel/client/operations/index.js';
+export type {
+  ArgSpec,
+  HttpBinding,
+  OperationSpec,
+  QueryType,
+} from '@satchel/client/operations/operation.js';
+export type {
+  BatchFile,
+  Content,
+  FileStream,
+  Satchel,
+} from '@satchel/client/operations/satchel.js';
 export {
   baseName,
   isWithin,
@@ -19,56 +37,9 @@ export {
   normalizePath,
   parentOf,
   validateWorkspaceName,
-} from './base/paths.js';
-export { applyEdits } from './engine/edit.js';
-export type { OpenSatchelOptions } from './engine/open.js';
-export {
-  ADMIN_KEY_FILE,
-  AUDIT_CHECKPOINT_FILE,
-  BLOBS_DIR,
-  DATABASE_FILE,
-  DEFAULT_LIMITS,
-  openSatchel,
-} from './engine/open.js';
-export type { SatchelEngine } from './engine/satchel-engine.js';
-export type { Actor, KeyScope } from './kernel/actor.js';
-export type { EngineLimits } from './kernel/context.js';
-export {
-  OPERATION_NAMES,
-  OPERATIONS,
-  type OperationMethods,
-  type OperationName,
-  type Operations,
-} from './operations/index.js';
-export type {
-  ArgSpec,
-  HttpBinding,
-  OperationSpec,
-  QueryType,
-} from './operations/operation.js';
-export type { BatchFile, Content, FileStream, Satchel } from './operations/satchel.js';
-export { HEADER_OPTIONS, hasBody, pathArgs } from './remote/binding.js';
-export { RemoteSatchel, type RemoteSatchelOptions } from './remote/remote-satchel.js';
-export {
-  CodeSandboxProvider,
-  type CsbClient,
-  type CsbSandbox,
-  type CsbSandboxes,
-  codeSandboxProvider,
-} from './sandbox/codesandbox.js';
-export { LocalSandboxProvider } from './sandbox/local.js';
-export type {
-  BootKind,
-  ExecOptions,
-  ExecResult,
-  SandboxHandle,
-  SandboxProvider,
-} from './sandbox/provider.js';
-export {
-  runInSandbox,
-  type SandboxRunOptions,
-  type SandboxRunResult,
-} from './sandbox/run.js';
+} from '@satchel/client/paths.js';
+export { HEADER_OPTIONS, hasBody, pathArgs } from '@satchel/client/remote/binding.js';
+export { RemoteSatchel, type RemoteSatchelOptions } from '@satchel/client/remote/remote-satchel.js';
 export type {
   AcquireLock,
   AppendOptions,
@@ -134,14 +105,64 @@ export type {
   WorkspaceInfo,
   WorkspaceSettings,
   WriteOptions,
-} from './schemas/index.js';
+} from '@satchel/client/schemas/index.js';
 export type {
   SyncConflict,
   SyncMode,
   SyncReport,
   SyncSkipped,
   SyncStatus,
-} from './schemas/sync.js';
+} from '@satchel/client/schemas/sync.js';
+export { folderPattern, IGNORE_FILE } from '@satchel/client/sync/ignore.js';
+export { LocalTree } from '@satchel/client/sync/local-tree.js';
+export { conflictPath, DEFAULT_MAX_DELETE_SHARE } from '@satchel/client/sync/plan.js';
+export {
+  type SyncOptions,
+  type SyncProgress,
+  syncOnce,
+  syncStatus,
+} from '@satchel/client/sync/sync.js';
+export {
+  STATE_DIR,
+  type SyncTree,
+  type TreeEntry,
+  type TreeWatcher,
+} from '@satchel/client/sync/tree.js';
+export { type WatchOptions, watch as watchSync } from '@satchel/client/sync/watch.js';
+export { KEY_PREFIX } from './auth/keys.js';
+export { applyEdits } from './engine/edit.js';
+export type { OpenSatchelOptions } from './engine/open.js';
+export {
+  ADMIN_KEY_FILE,
+  AUDIT_CHECKPOINT_FILE,
+  BLOBS_DIR,
+  DATABASE_FILE,
+  DEFAULT_LIMITS,
+  openSatchel,
+} from './engine/open.js';
+export type { SatchelEngine } from './engine/satchel-engine.js';
+export type { Actor, KeyScope } from './kernel/actor.js';
+export type { EngineLimits } from './kernel/context.js';
+export {
+  CodeSandboxProvider,
+  type CsbClient,
+  type CsbSandbox,
+  type CsbSandboxes,
+  codeSandboxProvider,
+} from './sandbox/codesandbox.js';
+export { LocalSandboxProvider } from './sandbox/local.js';
+export type {
+  BootKind,
+  ExecOptions,
+  ExecResult,
+  SandboxHandle,
+  SandboxProvider,
+} from './sandbox/provider.js';
+export {
+  runInSandbox,
+  type SandboxRunOptions,
+  type SandboxRunResult,
+} from './sandbox/run.js';
 export {
   type EmbeddingProvider,
   type OpenAiCompatibleOptions,
@@ -159,17 +180,6 @@ export type {
   SqliteConfig,
   StoreConfig,
 } from './store/open-stores.js';
-export { folderPattern, IGNORE_FILE } from './sync/ignore.js';
-export { LocalTree } from './sync/local-tree.js';
-export { conflictPath, DEFAULT_MAX_DELETE_SHARE } from './sync/plan.js';
-export {
-  type SyncOptions,
-  type SyncProgress,
-  syncOnce,
-  syncStatus,
-} from './sync/sync.js';
-export { STATE_DIR, type SyncTree, type TreeEntry, type TreeWatcher } from './sync/tree.js';
-export { type WatchOptions, watch as watchSync } from './sync/watch.js';
 export {
   DEFAULT_RETRY_SCHEDULE_MS,
   type WebhookDispatcher,

@@ -8,9 +8,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { SatchelError } from '@satchel/client/errors.js';
+import type { Satchel } from '@satchel/client/operations/satchel.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SatchelError } from './base/errors.js';
-import type { Satchel } from './operations/satchel.js';
 import { accessBehaviour } from './satchel.contract-access.js';
 import { treeBehaviour } from './satchel.contract-tree.js';
 import { webhookBehaviour } from './satchel.contract-webhooks.js';

@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { SatchelError } from '@satchel/client/errors.js';
 import canonicalize from 'canonicalize';
-import { SatchelError } from '../base/errors.js';
 import { type AuditRow, auditHead, insertAuditRows } from '../store/metadata/audit-queries.js';
 import type { MetadataTx } from '../store/metadata/metadata-store.js';
 

@@ -2,10 +2,10 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isSatchelError } from '@satchel/client/errors.js';
 import canonicalize from 'canonicalize';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isSatchelError } from '../base/errors.js';
 import { GroupCommitter } from '../store/group-commit.js';
 import { countAudit } from '../store/metadata/audit-queries.js';
 import { MetadataStore, type MetadataTx } from '../store/metadata/metadata-store.js';

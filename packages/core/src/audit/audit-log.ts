@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 import {
   auditEntryAt,
   auditHead,

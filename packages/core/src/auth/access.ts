@@ -1,13 +1,9 @@
 /** Principals, keys and memberships: bootstrap of the admin, authentication, key management. */
 import { randomUUID } from 'node:crypto';
 import { open, rename } from 'node:fs/promises';
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { normalizePath, validateWorkspaceName } from '../base/paths.js';
-import { type Actor, type KeyScope, ROLE_RANK } from '../kernel/actor.js';
-import type { EngineContext } from '../kernel/context.js';
-import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
-import { iso } from '../kernel/records.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import {
   type CreatedKey,
   type CreateKey,
@@ -20,7 +16,11 @@ import {
   PageOptionsSchema,
   type Principal,
   type WhoAmI,
-} from '../schemas/index.js';
+} from '@satchel/client/schemas/index.js';
+import { type Actor, type KeyScope, ROLE_RANK } from '../kernel/actor.js';
+import type { EngineContext } from '../kernel/context.js';
+import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
+import { iso } from '../kernel/records.js';
 import type { KeyRow, PrincipalRow } from '../store/metadata/access-queries.js';
 import * as access from '../store/metadata/access-queries.js';
 import type { MetadataQueries, MetadataStore } from '../store/metadata/metadata-store.js';

@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Satchel } from '@satchel/client/operations/satchel.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSatchel } from '../engine/open.js';
 import type { SatchelEngine } from '../engine/satchel-engine.js';
-import type { Satchel } from '../operations/satchel.js';
 import { readAll } from '../test-support/temp.js';
 
 type Outcome = 'ok' | 'FORBIDDEN' | 'NOT_FOUND' | 'UNAUTHENTICATED';

@@ -4,10 +4,10 @@
  * A workspace the actor may not see is NOT_FOUND, never FORBIDDEN: its existence stays secret.
  */
 
-import { SatchelError } from '../base/errors.js';
-import { isWithin } from '../base/paths.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import type { GlobalAction, WorkspaceAction } from '@satchel/client/operations/actions.js';
+import { isWithin } from '@satchel/client/paths.js';
 import { type Actor, ROLE_RANK, type Role } from '../kernel/actor.js';
-import type { GlobalAction, WorkspaceAction } from '../operations/actions.js';
 import { roleOf } from '../store/metadata/access-queries.js';
 import type { MetadataQueries, WorkspaceRow } from '../store/metadata/metadata-store.js';
 

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
+import type { Satchel } from '@satchel/client/operations/satchel.js';
 import { describe, expect, it } from 'vitest';
 import { openSatchel } from '../engine/open.js';
 import type { SatchelEngine } from '../engine/satchel-engine.js';
-import type { Satchel } from '../operations/satchel.js';
 import { tempDir } from '../test-support/temp.js';
 
 /** An engine on a clock the test moves, with `bot` (editor of `ws`) holding a root key. */

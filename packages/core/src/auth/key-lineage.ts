@@ -2,7 +2,7 @@
  * Keys minted from keys: a key works only while every key it was minted from works, so a child
  * never outlives its parent, whoever either key is for.
  */
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 import { type KeyChainRow, type KeyRow, MAX_KEY_DEPTH } from '../store/metadata/access-queries.js';
 
 export function unauthenticated(reason: string): SatchelError {

@@ -1,10 +1,10 @@
 /** Workspace membership: who has which role; a workspace always keeps at least one owner. */
 
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { type Member, type Role, RoleSchema } from '@satchel/client/schemas/index.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { iso } from '../kernel/records.js';
-import { type Member, type Role, RoleSchema } from '../schemas/index.js';
 import * as access from '../store/metadata/access-queries.js';
 import type { MetadataQueries } from '../store/metadata/metadata-store.js';
 import { requirePrincipal } from './access.js';

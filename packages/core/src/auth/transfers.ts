@@ -4,16 +4,16 @@
  * (or nothing). Codes are stored hashed, expire (72 h by default), and at most 5 are open.
  */
 import { randomUUID } from 'node:crypto';
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { type EngineContext, requireWorkspace } from '../kernel/context.js';
-import { iso } from '../kernel/records.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import { parseOptions } from '@satchel/client/options.js';
 import {
   type OfferTransfer,
   OfferTransferSchema,
   type Transfer,
   type TransferOffer,
-} from '../schemas/index.js';
+} from '@satchel/client/schemas/index.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
+import { iso } from '../kernel/records.js';
 import type { TransferRow } from '../store/metadata/access-queries.js';
 import * as access from '../store/metadata/access-queries.js';
 import type { MetadataQueries } from '../store/metadata/metadata-store.js';

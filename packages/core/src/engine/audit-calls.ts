@@ -1,7 +1,13 @@
 /** The audit log's operations as the engine runs them: entries as the API shows them, and verification. */
+
+import { SatchelError } from '@satchel/client/errors.js';
+import type {
+  AuditEntryOut,
+  AuditQuery,
+  AuditVerificationOut,
+  Page,
+} from '@satchel/client/schemas/index.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import { SatchelError } from '../base/errors.js';
-import type { AuditEntryOut, AuditQuery, AuditVerificationOut, Page } from '../schemas/index.js';
 
 /** Entries of one workspace or of all, oldest first, after the cursor (an entry index). */
 export async function listAuditEntries(

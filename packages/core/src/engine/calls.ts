@@ -3,16 +3,17 @@
  * function), run the operation, and audit the call — inside the mutation's own transaction for
  * changes, group-committed within 100 ms for reads and refusals (DESIGN.md, Audit log).
  */
+
+import { isSatchelError } from '@satchel/client/errors.js';
+import type { GlobalAction, WorkspaceAction } from '@satchel/client/operations/actions.js';
+import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import type { AuditInput, AuditLog } from '../audit/audit-log.js';
 import { authorize, authorizeGlobal } from '../auth/authorize.js';
-import { isSatchelError } from '../base/errors.js';
-import { normalizePath, validateWorkspaceName } from '../base/paths.js';
 import type { Actor } from '../kernel/actor.js';
 import type { ChangeNotifier } from '../kernel/change-notifier.js';
 import type { EngineContext, EngineLimits } from '../kernel/context.js';
 import { requireWorkspace } from '../kernel/context.js';
 import type { LockWaiters } from '../locks/locks.js';
-import type { GlobalAction, WorkspaceAction } from '../operations/actions.js';
 import type { GrepWorkers } from '../search/grep-workers.js';
 import type { SearchIndex } from '../search/indexer.js';
 import type { BlobStore } from '../store/blob-store.js';

@@ -4,17 +4,17 @@
  * mode read.
  */
 
-import { parseOptions } from '../base/options.js';
-import { normalizePath, validateWorkspaceName } from '../base/paths.js';
-import type { ChangeNotifier } from '../kernel/change-notifier.js';
-import { type EngineContext, requireWorkspace } from '../kernel/context.js';
-import { changeEvent } from '../kernel/records.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import {
   type ChangeEvent,
   type ChangesPage,
   type ListChangesOptions,
   ListChangesOptionsSchema,
-} from '../schemas/index.js';
+} from '@satchel/client/schemas/index.js';
+import type { ChangeNotifier } from '../kernel/change-notifier.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
+import { changeEvent } from '../kernel/records.js';
 import type { VersionRow } from '../store/metadata/metadata-store.js';
 
 /** While waiting, also re-read this often: another process may have committed. */

@@ -1,7 +1,8 @@
 /** Concurrent writers: ifMatch races, group-committed seqs, all-or-nothing batches. */
+
+import { isSatchelError } from '@satchel/client/errors.js';
+import type { Satchel } from '@satchel/client/operations/satchel.js';
 import { describe, expect, it } from 'vitest';
-import { isSatchelError } from '../base/errors.js';
-import type { Satchel } from '../operations/satchel.js';
 import { catFile, openTemp } from '../test-support/temp.js';
 import { openSatchel } from './open.js';
 

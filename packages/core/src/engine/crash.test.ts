@@ -2,10 +2,10 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { isSatchelError } from '@satchel/client/errors.js';
+import type { Satchel } from '@satchel/client/operations/satchel.js';
+import type { FileInfo } from '@satchel/client/schemas/index.js';
 import { expect, it } from 'vitest';
-import { isSatchelError } from '../base/errors.js';
-import type { Satchel } from '../operations/satchel.js';
-import type { FileInfo } from '../schemas/index.js';
 import { CRASH_WORKSPACE, mulberry32 } from '../test-support/crash-writer.js';
 import { readAll, tempDir } from '../test-support/temp.js';
 import { DEFAULT_LIMITS, openSatchel } from './open.js';

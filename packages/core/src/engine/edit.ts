@@ -1,8 +1,16 @@
 /** Text edits: exact replacements applied in order, previewed as a unified diff. */
+
+import { SatchelError } from '@satchel/client/errors.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { normalizeEntryPath, validateWorkspaceName } from '@satchel/client/paths.js';
+import {
+  type Edit,
+  type EditOptions,
+  EditOptionsSchema,
+  type EditResult,
+  EditSchema,
+} from '@satchel/client/schemas/index.js';
 import { createTwoFilesPatch } from 'diff';
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
 import { isBinary, readWhole } from '../kernel/content.js';
 import {
   type EngineContext,
@@ -11,13 +19,6 @@ import {
   requireWorkspace,
 } from '../kernel/context.js';
 import { entryInfo } from '../kernel/records.js';
-import {
-  type Edit,
-  type EditOptions,
-  EditOptionsSchema,
-  type EditResult,
-  EditSchema,
-} from '../schemas/index.js';
 import { linesAt, nearestLines } from './edit-candidates.js';
 import { writeFile } from './write.js';
 

@@ -1,9 +1,9 @@
 /** fsck: re-hash every stored blob, check every version's content exists, report orphans. */
 import { createHash } from 'node:crypto';
-import { isSatchelError } from '../base/errors.js';
+import { isSatchelError } from '@satchel/client/errors.js';
+import type { FsckReport } from '@satchel/client/schemas/index.js';
 import { blobBytes } from '../kernel/content.js';
 import type { EngineContext } from '../kernel/context.js';
-import type { FsckReport } from '../schemas/index.js';
 import type { BlobRow } from '../store/metadata/metadata-store.js';
 
 const PAGE = 500;

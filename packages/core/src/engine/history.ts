@@ -1,12 +1,8 @@
 /** Version history: resolving a version (across moves), listing history, diffs between versions. */
-import { createTwoFilesPatch } from 'diff';
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
-import { isBinary, readWhole } from '../kernel/content.js';
-import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
-import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
-import { versionOut } from '../kernel/records.js';
+
+import { SatchelError } from '@satchel/client/errors.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { normalizeEntryPath, validateWorkspaceName } from '@satchel/client/paths.js';
 import {
   type DiffOptions,
   DiffOptionsSchema,
@@ -15,7 +11,12 @@ import {
   type PageOptions,
   PageOptionsSchema,
   type Version,
-} from '../schemas/index.js';
+} from '@satchel/client/schemas/index.js';
+import { createTwoFilesPatch } from 'diff';
+import { isBinary, readWhole } from '../kernel/content.js';
+import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
+import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
+import { versionOut } from '../kernel/records.js';
 import type { MetadataQueries, VersionRow } from '../store/metadata/metadata-store.js';
 
 const MAX_MOVE_HOPS = 1000;

@@ -3,8 +3,8 @@
  * with its version (one transaction, one fsync); anything larger streams into the BlobStore.
  */
 import { createHash } from 'node:crypto';
-import { SatchelError } from '../base/errors.js';
-import type { Content } from '../operations/satchel.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import type { Content } from '@satchel/client/operations/satchel.js';
 import type { BlobRef, BlobStore } from '../store/blob-store.js';
 import type { BlobRow } from '../store/metadata/metadata-store.js';
 

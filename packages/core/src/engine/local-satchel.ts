@@ -3,13 +3,22 @@
  * table comes to `call`, which does what the declaration says, once: authorise as the declaration says (`access`), run the
  * operation's function (runs.ts), audit the call (calls.ts).
  */
+
+import { SatchelError } from '@satchel/client/errors.js';
+import {
+  OPERATIONS,
+  type OperationMethods,
+  type OperationName,
+} from '@satchel/client/operations/index.js';
+import { operationMethods } from '@satchel/client/operations/methods.js';
+import {
+  type Access,
+  type OperationSpec,
+  optionsOf,
+} from '@satchel/client/operations/operation.js';
+import type { Satchel } from '@satchel/client/operations/satchel.js';
 import * as accessOps from '../auth/access.js';
-import { SatchelError } from '../base/errors.js';
 import type { Actor } from '../kernel/actor.js';
-import { OPERATIONS, type OperationMethods, type OperationName } from '../operations/index.js';
-import { operationMethods } from '../operations/methods.js';
-import { type Access, type OperationSpec, optionsOf } from '../operations/operation.js';
-import type { Satchel } from '../operations/satchel.js';
 import { countQueued } from '../store/metadata/webhook-queries.js';
 import {
   Dispatcher,

@@ -5,9 +5,9 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { SatchelError } from '@satchel/client/errors.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { actorOf, bootstrapAdmin } from '../auth/access.js';
-import { SatchelError } from '../base/errors.js';
 import { ChangeNotifier } from '../kernel/change-notifier.js';
 import type { EngineLimits } from '../kernel/context.js';
 import { LockWaiters } from '../locks/locks.js';

@@ -1,15 +1,9 @@
 /** Reads: file streams (whole or a byte range), text by lines, stat, and listings. */
 import { Readable } from 'node:stream';
-import picomatch from 'picomatch';
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '../base/paths.js';
-import { blobBytes, getBlobRow } from '../kernel/content.js';
-import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
-import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
-import { entryInfo, iso, versionInfo } from '../kernel/records.js';
-import { checkTextOptions, sliceText } from '../kernel/text-lines.js';
-import type { FileStream } from '../operations/satchel.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import type { FileStream } from '@satchel/client/operations/satchel.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import {
   type FileInfo,
   type ListOptions,
@@ -20,7 +14,13 @@ import {
   type ReadTextOptions,
   ReadTextOptionsSchema,
   type TextSlice,
-} from '../schemas/index.js';
+} from '@satchel/client/schemas/index.js';
+import { checkTextOptions, sliceText } from '@satchel/client/text-lines.js';
+import picomatch from 'picomatch';
+import { blobBytes, getBlobRow } from '../kernel/content.js';
+import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
+import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
+import { entryInfo, iso, versionInfo } from '../kernel/records.js';
 import type { EntryRow, WorkspaceRow } from '../store/metadata/metadata-store.js';
 import { resolveVersion } from './history.js';
 

@@ -3,6 +3,8 @@
  * `local-satchel.ts` has authorised the call, inside the call's audit. One line per operation;
  * the work is in the domain modules. TypeScript checks that every operation has its run.
  */
+
+import type { OperationMethods, OperationName } from '@satchel/client/operations/index.js';
 import * as accessOps from '../auth/access.js';
 import { effectiveRole } from '../auth/authorize.js';
 import { listMembers, removeMember, setMember } from '../auth/members.js';
@@ -15,7 +17,6 @@ import {
 } from '../auth/transfers.js';
 import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
 import { acquireLock, breakLock, listLocks, releaseLock, renewLock } from '../locks/locks.js';
-import type { OperationMethods, OperationName } from '../operations/index.js';
 import { ask } from '../search/ask.js';
 import { grep } from '../search/grep.js';
 import { requireIndexing, searchPassages } from '../search/search.js';

@@ -1,6 +1,7 @@
 /** The engine as a Satchel: the data directory's admin, and the way to act as any principal. */
+
+import type { Satchel } from '@satchel/client/operations/satchel.js';
 import type { Actor } from '../kernel/actor.js';
-import type { Satchel } from '../operations/satchel.js';
 import type { WebhookDispatcher, WebhookDispatchOptions } from '../webhooks/dispatcher.js';
 
 /** The engine itself: a Satchel acting as the data directory's admin, and the way to others. */

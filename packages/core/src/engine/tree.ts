@@ -1,15 +1,7 @@
 /** Mutations of the tree itself: remove, move and copy, of files and whole directories. */
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { isWithin, normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
-import { contentTypeByName } from '../kernel/content.js';
-import {
-  checkPreconditions,
-  type EngineContext,
-  notFound,
-  requireWorkspace,
-} from '../kernel/context.js';
-import { checkWriteLocks } from '../locks/locks.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { isWithin, normalizeEntryPath, validateWorkspaceName } from '@satchel/client/paths.js';
 import {
   type CopyOptions,
   CopyOptionsSchema,
@@ -19,7 +11,15 @@ import {
   type RemoveOptions,
   RemoveOptionsSchema,
   type RemoveResult,
-} from '../schemas/index.js';
+} from '@satchel/client/schemas/index.js';
+import { contentTypeByName } from '../kernel/content.js';
+import {
+  checkPreconditions,
+  type EngineContext,
+  notFound,
+  requireWorkspace,
+} from '../kernel/context.js';
+import { checkWriteLocks } from '../locks/locks.js';
 import type { EntryRow, MetadataTx } from '../store/metadata/metadata-store.js';
 import {
   ensureParents,

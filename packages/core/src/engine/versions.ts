@@ -1,9 +1,9 @@
 /** Recording versions: the one place that writes `versions` and `entries` rows together. */
-import { SatchelError } from '../base/errors.js';
-import { parentOf } from '../base/paths.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import { parentOf } from '@satchel/client/paths.js';
+import type { FileInfo, VersionOp } from '@satchel/client/schemas/index.js';
 import type { EngineContext } from '../kernel/context.js';
 import { entryInfo } from '../kernel/records.js';
-import type { FileInfo, VersionOp } from '../schemas/index.js';
 import type { EntryRow, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
 
 export interface Stamp {

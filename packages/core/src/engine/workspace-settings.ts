@@ -1,14 +1,14 @@
 /** Workspace settings (the `settings` JSON column): reading them, and `updateWorkspace`. */
 
-import { parseOptions } from '../base/options.js';
-import { validateWorkspaceName } from '../base/paths.js';
-import { type EngineContext, requireWorkspace } from '../kernel/context.js';
-import { workspaceSettings } from '../kernel/workspace-settings.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { validateWorkspaceName } from '@satchel/client/paths.js';
 import {
   type UpdateWorkspace,
   UpdateWorkspaceSchema,
   type WorkspaceSettings,
-} from '../schemas/index.js';
+} from '@satchel/client/schemas/index.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
+import { workspaceSettings } from '../kernel/workspace-settings.js';
 import type { SearchIndex } from '../search/indexer.js';
 import { dropSearchIndex, setWorkspaceSettings } from '../store/metadata/search-queries.js';
 

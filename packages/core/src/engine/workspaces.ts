@@ -1,12 +1,8 @@
 /** Workspace lifecycle: create, list, inspect, delete. */
 import { randomUUID } from 'node:crypto';
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { validateWorkspaceName } from '../base/paths.js';
-import { type EngineContext, requireWorkspace } from '../kernel/context.js';
-import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
-import { iso } from '../kernel/records.js';
-import { workspaceSettings } from '../kernel/workspace-settings.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { validateWorkspaceName } from '@satchel/client/paths.js';
 import {
   type CallOptions,
   type Page,
@@ -14,7 +10,11 @@ import {
   PageOptionsSchema,
   type Workspace,
   type WorkspaceInfo,
-} from '../schemas/index.js';
+} from '@satchel/client/schemas/index.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
+import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
+import { iso } from '../kernel/records.js';
+import { workspaceSettings } from '../kernel/workspace-settings.js';
 import { putMember } from '../store/metadata/access-queries.js';
 import type { WorkspaceRow } from '../store/metadata/metadata-store.js';
 

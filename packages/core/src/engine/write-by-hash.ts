@@ -2,13 +2,17 @@
  * Writing a file by the hash of content the workspace already holds: no bytes travel. Sync uses
  * it before uploading (a renamed or copied file, content restored after a reset).
  */
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { normalizeEntryPath, validateWorkspaceName } from '../base/paths.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { normalizeEntryPath, validateWorkspaceName } from '@satchel/client/paths.js';
+import {
+  type FileInfo,
+  type WriteOptions,
+  WriteOptionsSchema,
+} from '@satchel/client/schemas/index.js';
+import { ContentHashSchema } from '@satchel/client/schemas/sync.js';
 import { blobBytes } from '../kernel/content.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
-import { type FileInfo, type WriteOptions, WriteOptionsSchema } from '../schemas/index.js';
-import { ContentHashSchema } from '../schemas/sync.js';
 import type { BlobRow, MetadataQueries } from '../store/metadata/metadata-store.js';
 import type { StoredContent } from './ingest.js';
 import { commitContent } from './write.js';

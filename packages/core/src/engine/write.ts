@@ -1,7 +1,17 @@
 /** Mutations that create file versions: write, batch write, append, mkdir, restore. */
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { normalizeEntryPath, parentOf, validateWorkspaceName } from '../base/paths.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import type { BatchFile, Content } from '@satchel/client/operations/satchel.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { normalizeEntryPath, parentOf, validateWorkspaceName } from '@satchel/client/paths.js';
+import {
+  type AppendOptions,
+  AppendOptionsSchema,
+  type FileInfo,
+  type MutationOptions,
+  MutationOptionsSchema,
+  type WriteOptions,
+  WriteOptionsSchema,
+} from '@satchel/client/schemas/index.js';
 import { blobBytes, contentTypeFor, getBlobRow } from '../kernel/content.js';
 import {
   checkPreconditions,
@@ -12,16 +22,6 @@ import {
 } from '../kernel/context.js';
 import { entryInfo } from '../kernel/records.js';
 import { checkWriteLocks } from '../locks/locks.js';
-import type { BatchFile, Content } from '../operations/satchel.js';
-import {
-  type AppendOptions,
-  AppendOptionsSchema,
-  type FileInfo,
-  type MutationOptions,
-  MutationOptionsSchema,
-  type WriteOptions,
-  WriteOptionsSchema,
-} from '../schemas/index.js';
 import { integrityError } from '../store/content-hash.js';
 import type { EntryRow, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
 import { resolveVersion } from './history.js';

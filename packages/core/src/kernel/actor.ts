@@ -1,6 +1,6 @@
 /** Who is calling: a principal, authenticated by one of its keys, within that key's narrowing. */
 
-import type { Role } from '../schemas/access.js';
+import type { Role } from '@satchel/client/schemas/access.js';
 
 export type { Role };
 

@@ -1,8 +1,8 @@
 /** Reading stored content back, verified: inline content by its hash, large content per chunk. */
 import { createHash } from 'node:crypto';
+import { SatchelError } from '@satchel/client/errors.js';
+import { baseName } from '@satchel/client/paths.js';
 import { lookup } from 'mime-types';
-import { SatchelError } from '../base/errors.js';
-import { baseName } from '../base/paths.js';
 import { integrityError } from '../store/content-hash.js';
 import type { BlobRow, MetadataQueries } from '../store/metadata/metadata-store.js';
 import type { EngineContext } from './context.js';

@@ -1,5 +1,5 @@
 /** What every engine operation needs: the stores, the clock, the limits and who is calling. */
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type {
   EntryRow,

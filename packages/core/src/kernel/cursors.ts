@@ -1,5 +1,5 @@
 /** Page cursors: opaque to callers, INVALID_INPUT when tampered with. */
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 
 /** Cursors are opaque to callers: base64url JSON of where the next page starts. */
 export function encodeCursor(value: Record<string, string | number>): string {

@@ -1,5 +1,5 @@
 /** Stored records as the public shapes callers see (FileInfo, Version, ChangeEvent). */
-import type { ChangeEvent, FileInfo, Version, VersionOp } from '../schemas/index.js';
+import type { ChangeEvent, FileInfo, Version, VersionOp } from '@satchel/client/schemas/index.js';
 import type { EntryRow, VersionRow } from '../store/metadata/metadata-store.js';
 
 export const iso = (ms: number): string => new Date(ms).toISOString();

@@ -1,5 +1,5 @@
 /** Reading a workspace's settings (the `settings` JSON column), defaults filled in. */
-import type { WorkspaceSettings } from '../schemas/index.js';
+import type { WorkspaceSettings } from '@satchel/client/schemas/index.js';
 
 const DEFAULTS: WorkspaceSettings = { indexing: 'on' };
 

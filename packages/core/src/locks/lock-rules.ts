@@ -1,5 +1,5 @@
 /** When two locks (or a lock and a write) touch the same paths: pure rules, no I/O. */
-import { isWithin } from '../base/paths.js';
+import { isWithin } from '@satchel/client/paths.js';
 
 export type LockScope = 'file' | 'tree';
 export type LockMode = 'exclusive' | 'shared';

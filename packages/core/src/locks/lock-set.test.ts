@@ -1,13 +1,14 @@
 /** The lock-set test (issue 3): concurrent increments under short leases; stalled holders are fenced off. */
+
+import { isSatchelError } from '@satchel/client/errors.js';
+import type { FileInfo } from '@satchel/client/schemas/index.js';
 import { expect, it } from 'vitest';
-import { isSatchelError } from '../base/errors.js';
 import { blobRow, ingest } from '../engine/ingest.js';
 import { readText } from '../engine/read.js';
 import { putFile, stamp } from '../engine/versions.js';
 import { createWorkspace } from '../engine/workspaces.js';
 import { writeFile } from '../engine/write.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
-import type { FileInfo } from '../schemas/index.js';
 import { openLockEngine } from '../test-support/lock-engine.js';
 import { acquireLock, checkWriteLocks, releaseLock } from './locks.js';
 

@@ -1,5 +1,5 @@
 /** The in-process queue of lock requests that wait: arrival order, woken on release and expiry. */
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 import { conflicts, type LockClaim } from './lock-rules.js';
 
 export type WaitAttempt<T> =

@@ -1,11 +1,11 @@
 /** Lock operations: acquire (optionally waiting), renew, release, break, list, and the write check. */
 import { randomUUID } from 'node:crypto';
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '../base/paths.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
+import { type AcquireLock, AcquireLockSchema, type Lock } from '@satchel/client/schemas/index.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { iso } from '../kernel/records.js';
-import { type AcquireLock, AcquireLockSchema, type Lock } from '../schemas/index.js';
 import {
   getLock,
   getLockByToken,

@@ -7,7 +7,7 @@
  * written, removed or read there (see `folders` for what that check can and cannot promise).
  */
 import { randomUUID } from 'node:crypto';
-import { eachLimit } from '../sync/apply.js';
+import { eachLimit } from '@satchel/client/sync/apply.js';
 import {
   STATE_DIR,
   SymlinkInPathError,
@@ -15,7 +15,7 @@ import {
   type TreeEntry,
   type TreeWatcher,
   type WrittenFile,
-} from '../sync/tree.js';
+} from '@satchel/client/sync/tree.js';
 
 /** `fs.stat` of the SDK (FSStatResult). */
 export interface CsbStat {

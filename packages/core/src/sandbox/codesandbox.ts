@@ -4,7 +4,7 @@
  * `client.fs`, exec over `client.commands`. It depends on the narrow interfaces below, which the
  * real SDK satisfies (checked at compile time), so tests run it against a local stand-in.
  */
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 import { CodeSandboxTree, type CsbFileSystem } from './codesandbox-tree.js';
 import type {
   BootKind,

@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SatchelError } from '../base/errors.js';
-import { LocalTree } from '../sync/local-tree.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import { LocalTree } from '@satchel/client/sync/local-tree.js';
 import type {
   BootKind,
   CreateSandbox,

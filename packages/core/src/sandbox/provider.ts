@@ -4,7 +4,7 @@
  * (run.ts) restores a workspace into a sandbox, runs a command and syncs the results back.
  */
 import type { Writable } from 'node:stream';
-import type { SyncTree } from '../sync/tree.js';
+import type { SyncTree } from '@satchel/client/sync/tree.js';
 
 /**
  * How a sandbox came up: `new` (just created), `resumed` (files and memory as they were),

@@ -3,10 +3,10 @@
  * into its tree (a clean boot is rehydrated, never mistaken for deletions), run the command,
  * sync its results back conflict-safely, hibernate — even when the command fails.
  */
-import { isSatchelError } from '../base/errors.js';
-import type { Satchel } from '../operations/satchel.js';
-import type { SyncReport } from '../schemas/sync.js';
-import { type SyncProgress, syncOnce } from '../sync/sync.js';
+import { isSatchelError } from '@satchel/client/errors.js';
+import type { Satchel } from '@satchel/client/operations/satchel.js';
+import type { SyncReport } from '@satchel/client/schemas/sync.js';
+import { type SyncProgress, syncOnce } from '@satchel/client/sync/sync.js';
 import type { BootKind, ExecOptions, SandboxHandle, SandboxProvider } from './provider.js';
 
 export interface SandboxRunOptions extends ExecOptions {

@@ -5,10 +5,15 @@
  * with a note, and nothing leaves the machine.
  */
 
-import { parseOptions } from '../base/options.js';
+import { parseOptions } from '@satchel/client/options.js';
+import type {
+  AskOptions,
+  AskResult,
+  NumberedCitation,
+  SearchHit,
+} from '@satchel/client/schemas/index.js';
+import { AskOptionsSchema } from '@satchel/client/schemas/index.js';
 import type { EngineContext } from '../kernel/context.js';
-import type { AskOptions, AskResult, NumberedCitation, SearchHit } from '../schemas/index.js';
-import { AskOptionsSchema } from '../schemas/index.js';
 import type { SearchIndex } from './indexer.js';
 import type { ChatMessage } from './llm.js';
 import { searchPassages } from './search.js';

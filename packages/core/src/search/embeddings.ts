@@ -3,7 +3,7 @@
  * an adapter for any OpenAI-compatible `POST /v1/embeddings` endpoint (OpenAI, Ollama, vLLM,
  * llama.cpp, LM Studio, …). Nothing here runs unless a provider is passed to `openSatchel`.
  */
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 import { endpointUrl, postJson } from './http-json.js';
 
 /** Turns texts into vectors; the index stores them unit-length, so any scale will do. */

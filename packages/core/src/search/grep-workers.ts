@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 import type { BatchOutcome, MatcherSpec, ScanFile } from './grep-scan.js';
 
 /** Files to scan in order, under one hit limit and deadline (grep-scan.ts, scanBatch). */

@@ -6,20 +6,21 @@
  * thread serving requests only reads files and matches case-sensitive literals. Every scan is
  * bounded by a hit limit, a time budget and file and byte budgets, and says what stopped it.
  */
-import picomatch from 'picomatch';
-import { RE2JS } from 're2js';
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { normalizePath, validateWorkspaceName } from '../base/paths.js';
-import { blobBytes, getBlobRow, isBinary } from '../kernel/content.js';
-import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
+
+import { SatchelError } from '@satchel/client/errors.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import {
   type GrepHit,
   type GrepOptions,
   GrepOptionsSchema,
   type GrepResult,
   type GrepStop,
-} from '../schemas/index.js';
+} from '@satchel/client/schemas/index.js';
+import picomatch from 'picomatch';
+import { RE2JS } from 're2js';
+import { blobBytes, getBlobRow, isBinary } from '../kernel/content.js';
+import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
 import type { EntryRow } from '../store/metadata/metadata-store.js';
 import {
   type BatchOutcome,

@@ -1,5 +1,5 @@
 /** JSON over HTTP for the OpenAI-compatible providers (embeddings.ts, llm.ts), on `fetch`. */
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 
 /**
  * The endpoint URL from a configured URL: used as is when it already ends in `/<endpoint>`

@@ -8,10 +8,10 @@
  * before every search, so a search sees the caller's own writes.
  */
 
-import { isSatchelError } from '../base/errors.js';
+import { isSatchelError } from '@satchel/client/errors.js';
+import type { SearchStatus } from '@satchel/client/schemas/index.js';
 import { blobBytes, isBinary } from '../kernel/content.js';
 import { workspaceSettings } from '../kernel/workspace-settings.js';
-import type { SearchStatus } from '../schemas/index.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type {

@@ -3,7 +3,7 @@
  * OpenAI-compatible `POST /v1/chat/completions` endpoint. Nothing here runs unless a provider
  * is passed to `openSatchel`.
  */
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 import type { OpenAiCompatibleOptions } from './embeddings.js';
 import { endpointUrl, postJson } from './http-json.js';
 

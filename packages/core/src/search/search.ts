@@ -4,17 +4,17 @@
  * pinned to the version it was cut from.
  */
 
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { descendantRange, normalizePath, validateWorkspaceName } from '../base/paths.js';
-import { type EngineContext, requireWorkspace } from '../kernel/context.js';
-import { workspaceSettings } from '../kernel/workspace-settings.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import { parseOptions } from '@satchel/client/options.js';
+import { descendantRange, normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import {
   type SearchHit,
   type SearchOptions,
   SearchOptionsSchema,
   type SearchResult,
-} from '../schemas/index.js';
+} from '@satchel/client/schemas/index.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
+import { workspaceSettings } from '../kernel/workspace-settings.js';
 import type { PassageMatch } from '../store/metadata/dialect.js';
 import type { WorkspaceRow } from '../store/metadata/metadata-store.js';
 import {

@@ -1,8 +1,8 @@
 /** The behaviour every BlobStore must show; each implementation runs it with its own factory. */
 import { createHash } from 'node:crypto';
+import type { ErrorCode } from '@satchel/client/errors.js';
+import { isSatchelError } from '@satchel/client/errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ErrorCode } from '../base/errors.js';
-import { isSatchelError } from '../base/errors.js';
 import type { BlobRef, BlobStore } from './blob-store.js';
 import { ChunkedHasher, chunkCount } from './content-hash.js';
 

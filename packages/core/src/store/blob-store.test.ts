@@ -15,8 +15,8 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isSatchelError } from '@satchel/client/errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isSatchelError } from '../base/errors.js';
 import { CONTRACT_CHUNK_SIZE, runBlobStoreContract } from './blob-store.contract.js';
 import { FsBlobStore } from './fs-blob-store.js';
 import { MemoryBlobStore } from './memory-blob-store.js';

@@ -1,6 +1,6 @@
 /** Hashing helpers shared by every blob store: whole-content SHA-256 plus per-chunk digests. */
 import { createHash } from 'node:crypto';
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 import type { BlobRef } from './blob-store.js';
 
 export const DEFAULT_CHUNK_SIZE = 1024 * 1024;

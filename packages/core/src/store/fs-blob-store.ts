@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 import type { BlobPutOptions, BlobRef, BlobStore } from './blob-store.js';
 import {
   ChunkedHasher,

@@ -1,5 +1,5 @@
 /** BlobStore in process memory, with the same write-once and verify-before-yield rules as disk. */
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 import type { BlobPutOptions, BlobRef, BlobStore } from './blob-store.js';
 import {
   ChunkedHasher,

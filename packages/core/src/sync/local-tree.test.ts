@@ -4,12 +4,12 @@
  */
 import { mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LocalTree } from '@satchel/client/sync/local-tree.js';
+import { syncOnce } from '@satchel/client/sync/sync.js';
+import type { TreeEntry } from '@satchel/client/sync/tree.js';
 import { describe, expect, it } from 'vitest';
 import { catFile, openTemp, tempDir } from '../test-support/temp.js';
-import { LocalTree } from './local-tree.js';
-import { syncOnce } from './sync.js';
 import { runSyncTreeContract } from './tree.contract.js';
-import type { TreeEntry } from './tree.js';
 import { runTreeSymlinkContract } from './tree-symlinks.contract.js';
 
 /** A local tree whose folder `a` is swapped for a link to `../outside` right after one scan. */

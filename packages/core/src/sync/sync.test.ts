@@ -4,11 +4,11 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { LocalTree } from '@satchel/client/sync/local-tree.js';
+import { type SyncOptions, syncOnce, syncStatus } from '@satchel/client/sync/sync.js';
 import { describe, expect, it } from 'vitest';
 import type { SatchelEngine } from '../engine/satchel-engine.js';
 import { catFile, openTemp, tempDir } from '../test-support/temp.js';
-import { LocalTree } from './local-tree.js';
-import { type SyncOptions, syncOnce, syncStatus } from './sync.js';
 
 async function setup() {
   const { satchel } = await openTemp();

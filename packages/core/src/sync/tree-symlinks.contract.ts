@@ -7,13 +7,13 @@
  */
 import { mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { loadIgnoreRules } from '@satchel/client/sync/ignore.js';
+import { SyncState } from '@satchel/client/sync/state.js';
+import { syncOnce, syncPaths } from '@satchel/client/sync/sync.js';
+import { SymlinkInPathError, type SyncTree } from '@satchel/client/sync/tree.js';
 import { describe, expect, it } from 'vitest';
 import type { SatchelEngine } from '../engine/satchel-engine.js';
 import { catFile, openTemp, readAll, tempDir } from '../test-support/temp.js';
-import { loadIgnoreRules } from './ignore.js';
-import { SyncState } from './state.js';
-import { syncOnce, syncPaths } from './sync.js';
-import { SymlinkInPathError, type SyncTree } from './tree.js';
 
 async function* once(text: string): AsyncGenerator<Uint8Array> {
   yield Buffer.from(text, 'utf8');

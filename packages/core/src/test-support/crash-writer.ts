@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isSatchelError } from '../base/errors.js';
+import { isSatchelError } from '@satchel/client/errors.js';
 import { openSatchel } from '../engine/open.js';
 
 export const CRASH_WORKSPACE = 'ws';

@@ -1,7 +1,7 @@
 /** Test support for locks: engine contexts per principal on one SQLite file, with a movable clock. */
 import { join } from 'node:path';
+import { SatchelError } from '@satchel/client/errors.js';
 import { afterEach } from 'vitest';
-import { SatchelError } from '../base/errors.js';
 import { DEFAULT_LIMITS } from '../engine/open.js';
 import { type Actor, UNSCOPED } from '../kernel/actor.js';
 import type { EngineContext } from '../kernel/context.js';

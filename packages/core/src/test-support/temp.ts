@@ -2,10 +2,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Satchel } from '@satchel/client/operations/satchel.js';
 import { afterEach } from 'vitest';
 import { type OpenSatchelOptions, openSatchel } from '../engine/open.js';
 import type { SatchelEngine } from '../engine/satchel-engine.js';
-import type { Satchel } from '../operations/satchel.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 

@@ -3,11 +3,11 @@
  * 127.0.0.1, signatures checked with the `standardwebhooks` package itself.
  */
 import { join } from 'node:path';
+import type { WebhookPayload } from '@satchel/client/schemas/index.js';
 import { Webhook as Verifier } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { openSatchel } from '../engine/open.js';
 import type { SatchelEngine } from '../engine/satchel-engine.js';
-import type { WebhookPayload } from '../schemas/index.js';
 import { tempDir } from '../test-support/temp.js';
 import { eventually, type Received, startReceiver } from '../test-support/webhook-receiver.js';
 import type { WebhookDispatcher, WebhookDispatchOptions } from './dispatcher.js';

@@ -5,8 +5,9 @@
  * knows is in the database, so a restarted dispatcher carries on where the last one stopped.
  * Delivery is at least once: a receiver deduplicates by `webhook-id`.
  */
+
+import { SatchelError } from '@satchel/client/errors.js';
 import { Webhook as Signer } from 'standardwebhooks';
-import { SatchelError } from '../base/errors.js';
 import type { ChangeNotifier } from '../kernel/change-notifier.js';
 import { iso } from '../kernel/records.js';
 import type { GroupCommitter } from '../store/group-commit.js';

@@ -5,8 +5,8 @@
  * or queued twice across a restart.
  */
 import { randomBytes } from 'node:crypto';
+import type { WebhookPayload } from '@satchel/client/schemas/index.js';
 import { changeEvent } from '../kernel/records.js';
-import type { WebhookPayload } from '../schemas/index.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type { MetadataStore, MetadataTx, VersionRow } from '../store/metadata/metadata-store.js';
 import * as q from '../store/metadata/webhook-queries.js';

@@ -6,7 +6,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { link, open, readFile, unlink } from 'node:fs/promises';
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '@satchel/client/errors.js';
 
 /** The key file inside the data directory. */
 export const WEBHOOK_KEY_FILE = 'webhook.key';

@@ -10,8 +10,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { lookup as lookupPromise } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
+import { SatchelError } from '@satchel/client/errors.js';
 import ipaddr from 'ipaddr.js';
-import { SatchelError } from '../base/errors.js';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 

@@ -4,12 +4,8 @@
  * delivery log. Authorisation and audit are the caller's (engine/local-satchel.ts).
  */
 import { randomBytes } from 'node:crypto';
-import picomatch from 'picomatch';
-import { SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { type EngineContext, requireWorkspace } from '../kernel/context.js';
-import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
-import { iso } from '../kernel/records.js';
+import { SatchelError } from '@satchel/client/errors.js';
+import { parseOptions } from '@satchel/client/options.js';
 import {
   type CreatedWebhook,
   type CreateWebhook,
@@ -23,7 +19,11 @@ import {
   VersionOpSchema,
   type Webhook,
   type WebhookDelivery,
-} from '../schemas/index.js';
+} from '@satchel/client/schemas/index.js';
+import picomatch from 'picomatch';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
+import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
+import { iso } from '../kernel/records.js';
 import type { MetadataQueries } from '../store/metadata/metadata-store.js';
 import type { AttemptRow, DeliveryRow, WebhookRow } from '../store/metadata/webhook-queries.js';
 import * as q from '../store/metadata/webhook-queries.js';

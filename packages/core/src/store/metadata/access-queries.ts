@@ -1,6 +1,7 @@
 /** SQL for principals, API keys, memberships and ownership transfers (portable Kysely). */
+
+import type { Role } from '@satchel/client/schemas/access.js';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { Role } from '../../schemas/access.js';
 import type {
   ApiKeysTable,
   Database,

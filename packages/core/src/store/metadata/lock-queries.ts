@@ -1,7 +1,8 @@
 /** Every SQL statement about locks, in portable Kysely (SQLite now, PostgreSQL next). */
+
+import { ancestorsOf, descendantRange } from '@satchel/client/paths.js';
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
-import { ancestorsOf, descendantRange } from '../../base/paths.js';
 import type { Database, LocksTable } from './tables.js';
 
 export type LockRow = Selectable<LocksTable>;

@@ -1,6 +1,7 @@
 /** Metadata reads: every query usable both outside and inside a transaction (portable Kysely). */
+
+import { descendantRange } from '@satchel/client/paths.js';
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { descendantRange } from '../../base/paths.js';
 import type {
   BlobsTable,
   Database,

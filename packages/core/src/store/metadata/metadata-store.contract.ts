@@ -1,7 +1,7 @@
 /** What every MetadataStore backend must do; each dialect runs it with its own factory. */
 import { createHash } from 'node:crypto';
+import { parentOf } from '@satchel/client/paths.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parentOf } from '../../base/paths.js';
 import type { BlobRow, EntryRow, MetadataStore, MetadataTx, VersionRow } from './metadata-store.js';
 
 export interface MetadataStoreFixture {

@@ -2,8 +2,9 @@
  * Schema migrations, in code, written with Kysely's schema builder so that they run on every
  * dialect; the few type differences come from `SqlDialectInfo`.
  */
+
+import { SatchelError } from '@satchel/client/errors.js';
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
-import { SatchelError } from '../../base/errors.js';
 import type { SqlDialectInfo } from './dialect.js';
 
 function migrations(dialect: SqlDialectInfo): Record<string, Migration> {

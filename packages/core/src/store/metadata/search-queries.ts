@@ -3,8 +3,9 @@
  * index state, and the workspace's settings. Portable Kysely; the full-text match itself is the
  * dialect's (`SqlDialectInfo.fullText`).
  */
+
+import { descendantRange } from '@satchel/client/paths.js';
 import type { Kysely, Selectable } from 'kysely';
-import { descendantRange } from '../../base/paths.js';
 import type { Database, PassagesTable, SearchStateTable } from './tables.js';
 
 type Db = Kysely<Database>;

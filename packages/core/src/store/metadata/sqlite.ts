@@ -2,6 +2,8 @@
  * The SQLite dialect module: the only place that knows it is SQLite. Opens the database file with
  * the settings the durability rule needs and refuses to run without them.
  */
+
+import { SatchelError } from '@satchel/client/errors.js';
 import BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -13,7 +15,6 @@ import {
   SqliteDriver,
   sql,
 } from 'kysely';
-import { SatchelError } from '../../base/errors.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { SQLITE_FULL_TEXT } from './sqlite-fts.js';
 import type { Database } from './tables.js';

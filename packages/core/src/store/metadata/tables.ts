@@ -1,6 +1,7 @@
 /** Row types of the metadata database (docs/storage.md describes every table and invariant). */
+
+import type { Role } from '@satchel/client/schemas/access.js';
 import type { Generated } from 'kysely';
-import type { Role } from '../../schemas/access.js';
 
 export interface MetaTable {
   key: string;

@@ -4,8 +4,8 @@
  * with it, and RemoteSatchel (which has no text route) slices the downloaded bytes with it.
  */
 import type { Readable } from 'node:stream';
-import { SatchelError } from '../base/errors.js';
-import type { FileInfo, ReadTextOptions, TextSlice } from '../schemas/index.js';
+import { SatchelError } from './errors.js';
+import type { FileInfo, ReadTextOptions, TextSlice } from './schemas/index.js';
 
 const DEFAULT_TEXT_BYTES = 1024 * 1024;
 

@@ -4,12 +4,12 @@
  * headers, the diff, the change feed, lock release and break on one route, and the audit log.
  */
 import { Readable } from 'node:stream';
-import { isSatchelError, SatchelError } from '../base/errors.js';
-import { parseOptions } from '../base/options.js';
-import { checkTextOptions, sliceText, utf8Lines } from '../kernel/text-lines.js';
+import { isSatchelError, SatchelError } from '../errors.js';
 import type { OperationMethods, OperationName } from '../operations/index.js';
 import type { BatchFile, Content, FileStream } from '../operations/satchel.js';
+import { parseOptions } from '../options.js';
 import * as S from '../schemas/index.js';
+import { checkTextOptions, sliceText, utf8Lines } from '../text-lines.js';
 import {
   conditionHeaders,
   infoFromHeaders,

@@ -3,7 +3,7 @@
  * key, and problem+json answers turned back into the SatchelError the engine would have thrown.
  */
 import type { z } from 'zod';
-import { ERROR_CODES, type ErrorCode, SatchelError } from '../base/errors.js';
+import { ERROR_CODES, type ErrorCode, SatchelError } from '../errors.js';
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 

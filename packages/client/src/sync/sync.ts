@@ -4,9 +4,9 @@
  * work through the Satchel interface, so against the engine or a server alike.
  */
 import { createHash } from 'node:crypto';
-import { isSatchelError, SatchelError } from '../base/errors.js';
-import { normalizePath } from '../base/paths.js';
+import { isSatchelError, SatchelError } from '../errors.js';
 import type { Satchel } from '../operations/satchel.js';
+import { normalizePath } from '../paths.js';
 import {
   type SyncMode,
   SyncModeSchema,

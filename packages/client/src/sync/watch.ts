@@ -4,7 +4,7 @@
  * a time. A failed cycle keeps its paths for the next; a failed feed call (network drop, server
  * restart) backs off and resumes from the same cursor, then runs a full cycle to be sure.
  */
-import { normalizePath } from '../base/paths.js';
+import { normalizePath } from '../paths.js';
 import type { SyncReport } from '../schemas/sync.js';
 import { IGNORE_FILE, type IgnoreRules, loadIgnoreRules } from './ignore.js';
 import { SyncState } from './state.js';

@@ -5,7 +5,7 @@
  * are byte streams or event streams are written by hand (custom-calls.ts).
  */
 import { z } from 'zod';
-import { SatchelError } from '../base/errors.js';
+import { SatchelError } from '../errors.js';
 import { OPERATIONS, type OperationMethods, type OperationName } from '../operations/index.js';
 import { operationMethods } from '../operations/methods.js';
 import type { OperationSpec } from '../operations/operation.js';

@@ -2,8 +2,8 @@
  * File metadata as HTTP headers, both ways: the conditions of a write as request headers, and
  * the FileInfo and byte range of a read (GET, HEAD) from response headers.
  */
-import { SatchelError } from '../base/errors.js';
-import { normalizePath } from '../base/paths.js';
+import { SatchelError } from '../errors.js';
+import { normalizePath } from '../paths.js';
 import type { ByteRange, FileInfo } from '../schemas/index.js';
 import { segment } from './http.js';
 

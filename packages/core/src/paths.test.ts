@@ -1,15 +1,15 @@
 import { readdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { openTemp } from '../test-support/temp.js';
-import { isSatchelError } from './errors.js';
+import { isSatchelError } from '@satchel/client/errors.js';
 import {
   ancestorsOf,
   descendantRange,
   normalizePath,
   parentOf,
   validateWorkspaceName,
-} from './paths.js';
+} from '@satchel/client/paths.js';
+import { describe, expect, it } from 'vitest';
+import { openTemp } from './test-support/temp.js';
 
 function reason(input: unknown): string {
   try {

@@ -6,7 +6,7 @@
  * A path the tree refuses because a folder on the way became a symbolic link since the scan is
  * reported skipped (`symlink`) and its state left as it was, so nothing is deleted for it.
  */
-import { isSatchelError } from '../base/errors.js';
+import { isSatchelError } from '../errors.js';
 import type { BatchFile, Satchel } from '../operations/satchel.js';
 import type { FileInfo } from '../schemas/index.js';
 import type { SyncConflict, SyncSkipped } from '../schemas/sync.js';
