@@ -71,6 +71,7 @@ export type { BatchFile, Content, FileStream, Satchel, SatchelEngine } from './s
 export type {
   SyncConflict,
   SyncMode,
+  SyncNotice,
   SyncReport,
   SyncSkipped,
   SyncStatus,
