@@ -84,7 +84,7 @@ const BODIES: Record<string, unknown> = {
   createPrincipal: { name: 'made-by-matrix', kind: 'agent' },
   offerTransfer: {},
   setMember: { role: 'viewer' },
-  createWebhook: { url: 'https://hooks.example.com/x', events: ['file.written'] },
+  createWebhook: { url: 'https://hooks.example.com/x', events: ['write'] },
   updateWebhook: { enabled: false },
 };
 const QUERIES: Record<string, string> = { grep: '?pattern=hello', search: '?q=hello' };

@@ -103,7 +103,7 @@ export async function createWorld(options: ApiOptions = {}): Promise<World> {
     admin,
     root: data,
     keys,
-    request: (method, path, { key: secret = admin, body, headers = {} } = {}) => {
+    request: async (method, path, { key: secret = admin, body, headers = {} } = {}) => {
       const all: Record<string, string> = { ...headers };
       if (secret !== null) all.Authorization = `Bearer ${secret}`;
       let payload: string | undefined;
