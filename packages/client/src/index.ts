@@ -108,13 +108,23 @@ export type {
 export type {
   SyncConflict,
   SyncMode,
+  SyncNotice,
   SyncReport,
   SyncSkipped,
   SyncStatus,
 } from './schemas/sync.js';
 export { folderPattern, IGNORE_FILE } from './sync/ignore.js';
 export { LocalTree } from './sync/local-tree.js';
-export { conflictPath, DEFAULT_MAX_DELETE_SHARE } from './sync/plan.js';
+export {
+  conflictPath,
+  DEFAULT_MAX_DELETE_SHARE,
+  type LocalFile,
+  type Plan,
+  type PlanInput,
+  plan,
+  type RemoteFile,
+  type SyncAction,
+} from './sync/plan.js';
 export {
   type SyncOptions,
   type SyncProgress,

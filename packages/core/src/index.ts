@@ -109,13 +109,23 @@ export type {
 export type {
   SyncConflict,
   SyncMode,
+  SyncNotice,
   SyncReport,
   SyncSkipped,
   SyncStatus,
 } from '@satchel/client/schemas/sync.js';
 export { folderPattern, IGNORE_FILE } from '@satchel/client/sync/ignore.js';
 export { LocalTree } from '@satchel/client/sync/local-tree.js';
-export { conflictPath, DEFAULT_MAX_DELETE_SHARE } from '@satchel/client/sync/plan.js';
+export {
+  conflictPath,
+  DEFAULT_MAX_DELETE_SHARE,
+  type LocalFile,
+  type Plan,
+  type PlanInput,
+  plan,
+  type RemoteFile,
+  type SyncAction,
+} from '@satchel/client/sync/plan.js';
 export {
   type SyncOptions,
   type SyncProgress,

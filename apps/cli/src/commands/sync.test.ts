@@ -73,6 +73,27 @@ describe('satchel sync', () => {
     expect(forced.stdout).toContain('3 deleted in the workspace');
   });
 
+  it('warns when the workspace changed .satchelignore and applies it only after --accept-ignore', async () => {
+    await put('a', 'notes.md', 'v1\n');
+    expect((await cli.in('w', ['sync', 'a'])).code).toBe(0);
+    await put('b', '.satchelignore', '*.md\n');
+    expect((await cli.in('w', ['sync', 'b', '--mode', 'push'])).code).toBe(0);
+    const pending = await cli.in('w', ['sync', 'a']);
+    expect(pending.code).toBe(0);
+    expect(pending.stderr).toContain(
+      'warning: /.satchelignore was changed in the workspace; sync still applies the rules you accepted',
+    );
+    await put('a', 'new.md', 'mine\n');
+    const still = await cli.in('w', ['sync', 'a']);
+    expect(still.stdout).toMatch(/: 1 up,/);
+    expect(still.stderr).toContain('--accept-ignore');
+    const accepted = await cli.in('w', ['sync', 'a', '--accept-ignore']);
+    expect(accepted.code).toBe(0);
+    expect(accepted.stderr).not.toContain('warning');
+    await put('a', 'ignored.md', 'x\n');
+    expect((await cli.in('w', ['sync', 'a'])).stdout).toMatch(/: 0 up,/);
+  });
+
   it('pulls a replica, and refuses a bad mode', async () => {
     await cli.in('w', ['put', '-', '/r/x.txt'], { stdin: 'remote\n' });
     const pulled = await cli.in('w', ['sync', 'replica', '--mode', 'pull']);

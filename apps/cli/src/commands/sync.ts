@@ -21,6 +21,7 @@ interface SyncFlags {
   readonly force?: boolean;
   readonly label?: string;
   readonly maxDelete?: number;
+  readonly acceptIgnore?: boolean;
 }
 
 function share(value: string): number {
@@ -62,6 +63,7 @@ function details(run: Invocation, report: SyncReport, dir: string): void {
     );
   }
   for (const s of report.skipped) run.note(`skipped ${s.path} (${s.reason.replace('_', ' ')})`);
+  for (const n of report.notices) run.note(`warning: ${n.path} ${n.detail}`);
   if (report.stoppedReason === 'mass_delete') {
     run.note(
       `satchel: sync stopped: it would delete ${report.plannedDeletes} of ${report.knownFiles} ` +
@@ -103,6 +105,11 @@ export function registerSyncCommands(program: Command, ctx: Context): void {
       share,
     )
     .option(
+      '--accept-ignore',
+      'apply the .satchelignore DIR holds now though the workspace changed it (until then ' +
+        'sync keeps the rules you accepted and warns)',
+    )
+    .option(
       '--label <label>',
       'names this side in conflict copies (default: the session, else the host)',
     )
@@ -136,6 +143,7 @@ export function registerSyncCommands(program: Command, ctx: Context): void {
         label: flags.label ?? session ?? 'local',
         force: flags.force ?? false,
         exclude: dataDirExcludes(root, run.dataDir()),
+        acceptIgnore: flags.acceptIgnore ?? false,
         ...(flags.maxDelete === undefined ? {} : { maxDeleteShare: flags.maxDelete }),
         ...(session === undefined ? {} : { session }),
       };

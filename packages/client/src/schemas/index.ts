@@ -152,6 +152,7 @@ export {
 export type {
   SyncConflict,
   SyncMode,
+  SyncNotice,
   SyncReport,
   SyncSkipped,
   SyncSkipReason,
@@ -161,6 +162,7 @@ export {
   ContentHashSchema,
   SyncConflictSchema,
   SyncModeSchema,
+  SyncNoticeSchema,
   SyncReportSchema,
   SyncSkippedSchema,
   SyncSkipReasonSchema,

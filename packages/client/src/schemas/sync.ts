@@ -50,6 +50,18 @@ export const SyncSkippedSchema = z.object({
 });
 export type SyncSkipped = z.infer<typeof SyncSkippedSchema>;
 
+export const SyncNoticeSchema = z.object({
+  path: z.string().describe('workspace path the notice is about'),
+  reason: z
+    .enum(['ignore_rules_changed'])
+    .describe(
+      'ignore_rules_changed: the workspace changed or deleted .satchelignore; sync keeps ' +
+        'applying the rules the local user accepted until they accept the new file',
+    ),
+  detail: z.string(),
+});
+export type SyncNotice = z.infer<typeof SyncNoticeSchema>;
+
 export const SyncStopSchema = z.enum(['mass_delete']);
 
 export const SyncReportSchema = z.object({
@@ -75,6 +87,9 @@ export const SyncReportSchema = z.object({
   bytesDown: z.number().int(),
   conflicts: z.array(SyncConflictSchema),
   skipped: z.array(SyncSkippedSchema).describe('not synced: symlinks, invalid names…'),
+  notices: z
+    .array(SyncNoticeSchema)
+    .describe('things the local user should act on, e.g. ignore rules waiting for consent'),
   stoppedReason: SyncStopSchema.nullable().describe(
     'mass_delete: the cycle would delete more than the allowed share of files; nothing was done',
   ),

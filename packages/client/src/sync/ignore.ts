@@ -18,6 +18,8 @@ export interface IgnoreRules {
    * the check of its first folder.
    */
   readonly trivial: boolean;
+  /** The `.satchelignore` text the rules were built from ('' for none). */
+  readonly text: string;
 }
 
 /** A literal relative folder as an anchored pattern (glob characters escaped). */
@@ -25,12 +27,13 @@ export function folderPattern(relative: string): string {
   return `/${relative.replace(/[\\*?[\]!#]/g, '\\$&').replace(/\/+$/, '')}/`;
 }
 
-async function readText(tree: SyncTree, path: string): Promise<string> {
+/** The bytes of the tree's file at `path`, or null when there is no file there. */
+export async function readTreeFile(tree: SyncTree, path: string): Promise<Buffer | null> {
   const entry = await tree.stat(path);
-  if (entry?.type !== 'file') return '';
+  if (entry?.type !== 'file') return null;
   const pieces: Buffer[] = [];
   for await (const piece of tree.read(path)) pieces.push(Buffer.from(piece));
-  return Buffer.concat(pieces).toString('utf8');
+  return Buffer.concat(pieces);
 }
 
 /** The rules of `tree`: its `.satchelignore`, the defaults, and `extra` patterns. */
@@ -38,13 +41,18 @@ export async function loadIgnoreRules(
   tree: SyncTree,
   extra: readonly string[] = [],
 ): Promise<IgnoreRules> {
-  const text = await readText(tree, IGNORE_FILE);
+  return ignoreRules((await readTreeFile(tree, IGNORE_FILE))?.toString('utf8') ?? '', extra);
+}
+
+/** The rules of a `.satchelignore` text, the defaults, and `extra` patterns. */
+export function ignoreRules(text: string, extra: readonly string[] = []): IgnoreRules {
   const rules = ignore().add(text);
   // Checked first so that no `!pattern` in the file can bring them back.
   const always = ignore().add([...DEFAULT_IGNORES, ...extra]);
   const trivial = extra.length === 0 && !/^\s*[^#\s]/m.test(text);
   return {
     trivial,
+    text,
     ignores(path, dir = false, defaultsOnly = false) {
       if (defaultsOnly) {
         return (

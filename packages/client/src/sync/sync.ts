@@ -21,7 +21,8 @@ import {
   emptyApplyResult,
   type SyncProgress,
 } from './apply.js';
-import { type IgnoreRules, loadIgnoreRules } from './ignore.js';
+import { IGNORE_FILE, type IgnoreRules } from './ignore.js';
+import { acceptedIgnoreRules, ignoreNotices } from './ignore-consent.js';
 import {
   DEFAULT_MAX_DELETE_SHARE,
   isReset,
@@ -51,6 +52,11 @@ export interface SyncOptions {
   readonly concurrency?: number;
   /** More ignore patterns (.gitignore syntax), e.g. the data directory inside the tree. */
   readonly exclude?: readonly string[];
+  /**
+   * Accept the `.satchelignore` the tree holds now, though the workspace changed it: without
+   * this, rules that came from the workspace are not applied (ignore-consent.ts).
+   */
+  readonly acceptIgnore?: boolean;
   /** Session label stored on the versions sync writes. */
   readonly session?: string;
   readonly clock?: () => number;
@@ -259,7 +265,9 @@ function merge(total: ApplyResult, part: ApplyResult): void {
  * other writers are retried by up to two more cycles. A reset tree (no state, or an empty or
  * missing tree with a state listing files) is restored from the workspace, nothing deleted. A
  * plan deleting more than `maxDeleteShare` of the known files stops before doing anything
- * (`stoppedReason: 'mass_delete'`) unless `force`. INVALID_INPUT for bad options; NOT_FOUND for
+ * (`stoppedReason: 'mass_delete'`) unless `force`. Ignore rules that came from the workspace
+ * apply only once accepted (`acceptIgnore`); until then `notices` says so (ignore-consent.ts).
+ * INVALID_INPUT for bad options; NOT_FOUND for
  * an unknown workspace.
  */
 export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
@@ -268,7 +276,10 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const started = clock();
   const { satchel, workspace, tree } = options;
   const state = await SyncState.load(tree, workspace);
-  const rules = await loadIgnoreRules(tree, options.exclude);
+  const rules = await acceptedIgnoreRules(tree, state, {
+    ...(options.exclude === undefined ? {} : { exclude: options.exclude }),
+    accept: options.acceptIgnore ?? false,
+  });
   const total = emptyApplyResult();
   let first: { plan: Plan; reset: boolean } | null = null;
   let unchanged = 0;
@@ -327,6 +338,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     reset: first?.reset ?? false,
     ...total,
     unchanged,
+    notices: await ignoreNotices(tree, rules),
     stoppedReason: stopped,
     plannedDeletes: first?.plan.deletes ?? 0,
     knownFiles: first?.plan.known ?? 0,
@@ -338,7 +350,8 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
 /**
  * A cycle over `paths` only (workspace paths), for watch mode: each is stat'ed in the tree and
  * in the workspace, planned against the state and applied; the journal is flushed, not
- * checkpointed. Same guarantees and guard as `syncOnce`, never a reset.
+ * checkpointed. Same guarantees and guard as `syncOnce`, never a reset. `rules` are the ones the
+ * watch applies; when `paths` hold `/.satchelignore`, a changed file is reported in `notices`.
  */
 export async function syncPaths(
   options: SyncOptions,
@@ -389,6 +402,7 @@ export async function syncPaths(
     reset: false,
     ...result,
     unchanged: planned.unchanged,
+    notices: paths.has(`/${IGNORE_FILE}`) ? await ignoreNotices(tree, rules) : [],
     stoppedReason: planned.stopped,
     plannedDeletes: planned.deletes,
     knownFiles: planned.known,

@@ -6,7 +6,8 @@
  */
 import { normalizePath } from '../paths.js';
 import type { SyncReport } from '../schemas/sync.js';
-import { IGNORE_FILE, type IgnoreRules, loadIgnoreRules } from './ignore.js';
+import { IGNORE_FILE, type IgnoreRules } from './ignore.js';
+import { acceptedIgnoreRules } from './ignore-consent.js';
 import { SyncState } from './state.js';
 import { type SyncOptions, syncOnce, syncPaths } from './sync.js';
 import type { TreeWatcher } from './tree.js';
@@ -62,8 +63,15 @@ export async function watch(options: WatchOptions): Promise<void> {
   const debounceMs = options.debounceMs ?? 50;
   const maxBackoff = options.maxBackoffMs ?? 5000;
   options.onCycle?.(await syncOnce(options), true);
+  // `acceptIgnore` accepts the file the tree held when the watch started, once: a change the
+  // workspace makes while it runs waits for consent like any other.
+  const later: SyncOptions = { ...options, acceptIgnore: false };
   let state = await SyncState.load(tree, workspace);
-  let rules: IgnoreRules = await loadIgnoreRules(tree, options.exclude);
+  const loadRules = (): Promise<IgnoreRules> =>
+    acceptedIgnoreRules(tree, state, {
+      ...(options.exclude === undefined ? {} : { exclude: options.exclude }),
+    });
+  let rules: IgnoreRules = await loadRules();
   let cursor = state.cursor;
   const dirty = new Set<string>();
   let needFull = false;
@@ -95,12 +103,12 @@ export async function watch(options: WatchOptions): Promise<void> {
     needFull = false;
     try {
       if (full) {
-        const report = await syncOnce(options);
+        const report = await syncOnce(later);
         state = await SyncState.load(tree, workspace);
-        rules = await loadIgnoreRules(tree, options.exclude);
+        rules = await loadRules();
         options.onCycle?.(report, true);
       } else if (paths.size > 0) {
-        const report = await syncPaths(options, state, rules, paths);
+        const report = await syncPaths(later, state, rules, paths);
         options.onCycle?.(report, false);
         // Raced changes: look again soon.
         if (report.retry > 0) for (const path of paths) dirty.add(path);
