@@ -1,6 +1,7 @@
 /** Metadata reads: every query usable both outside and inside a transaction (portable Kysely). */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { descendantRange } from '../../base/paths.js';
+import { LockQueries } from './lock-queries.js';
 import type {
   BlobsTable,
   Database,
@@ -16,7 +17,12 @@ export type BlobRow = Selectable<BlobsTable>;
 
 /** Queries usable both outside and inside a transaction. */
 export class MetadataQueries {
-  constructor(protected readonly db: Kysely<Database>) {}
+  /** Locks: leases, fencing tokens (lock-queries.ts). */
+  readonly locks: LockQueries;
+
+  constructor(protected readonly db: Kysely<Database>) {
+    this.locks = new LockQueries(db);
+  }
 
   /**
    * The query builder, for the domain query modules beside this file (`lock-queries.ts`,
@@ -24,6 +30,11 @@ export class MetadataQueries {
    */
   get kysely(): Kysely<Database> {
     return this.db;
+  }
+
+  /** The query builder, for `testing.ts` only (see `rawDatabase`). */
+  static rawDatabase(q: MetadataQueries): Kysely<Database> {
+    return q.db;
   }
 
   findWorkspace(name: string): Promise<WorkspaceRow | undefined> {
