@@ -10,7 +10,6 @@ import { OPERATIONS, type OperationMethods, type OperationName } from '../operat
 import { operationMethods } from '../operations/methods.js';
 import { type Access, type OperationSpec, optionsOf } from '../operations/operation.js';
 import type { Satchel, SatchelEngine } from '../operations/satchel.js';
-import { countQueued } from '../store/metadata/webhook-queries.js';
 import {
   Dispatcher,
   type WebhookDispatcher,
@@ -117,7 +116,7 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
   }
 
   webhookQueueDepth(): Promise<number> {
-    return countQueued(this.services.store.kysely);
+    return this.services.store.webhooks.countQueued();
   }
 
   close(): Promise<void> {

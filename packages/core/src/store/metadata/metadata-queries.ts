@@ -9,6 +9,7 @@ import type {
   VersionsTable,
   WorkspacesTable,
 } from './tables.js';
+import { WebhookQueries } from './webhook-queries.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type EntryRow = Selectable<EntriesTable>;
@@ -19,9 +20,12 @@ export type BlobRow = Selectable<BlobsTable>;
 export class MetadataQueries {
   /** Locks: leases, fencing tokens (lock-queries.ts). */
   readonly locks: LockQueries;
+  /** Webhooks: subscriptions, the delivery queue, the attempt log (webhook-queries.ts). */
+  readonly webhooks: WebhookQueries;
 
   constructor(protected readonly db: Kysely<Database>) {
     this.locks = new LockQueries(db);
+    this.webhooks = new WebhookQueries(db);
   }
 
   /**
@@ -189,6 +193,26 @@ export class MetadataQueries {
       );
     }
     return q.execute();
+  }
+
+  /**
+   * The first `limit` versions after seq `after` (with `dir`, at or beneath it), cut so that no
+   * change (seq) is split: the change at the cut is left for the next call — unless it is the
+   * only one, then it comes whole, however large. The change feed and webhook queueing read this.
+   */
+  async wholeChanges(
+    workspaceId: string,
+    options: { after: number; limit: number; dir?: string },
+  ): Promise<VersionRow[]> {
+    const { after, limit, dir } = options;
+    const scope = dir === undefined ? {} : { dir };
+    const rows = await this.listChanges(workspaceId, { after, limit: limit + 1, ...scope });
+    if (rows.length <= limit) return rows;
+    const page = rows.slice(0, limit);
+    const lastSeq = Number(page.at(-1)?.seq);
+    const whole = page.filter((row) => Number(row.seq) !== lastSeq);
+    if (whole.length > 0) return whole;
+    return this.listChanges(workspaceId, { atSeq: lastSeq, ...scope });
   }
 
   getBlob(hash: string): Promise<BlobRow | undefined> {
