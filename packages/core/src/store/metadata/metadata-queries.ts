@@ -1,7 +1,9 @@
 /** Metadata reads: every query usable both outside and inside a transaction (portable Kysely). */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { descendantRange } from '../../base/paths.js';
+import type { SqlDialectInfo } from './dialect.js';
 import { LockQueries } from './lock-queries.js';
+import { SearchQueries } from './search-queries.js';
 import type {
   BlobsTable,
   Database,
@@ -22,10 +24,16 @@ export class MetadataQueries {
   readonly locks: LockQueries;
   /** Webhooks: subscriptions, the delivery queue, the attempt log (webhook-queries.ts). */
   readonly webhooks: WebhookQueries;
+  /** Search: passages, vectors, index state, full-text matching (search-queries.ts). */
+  readonly search: SearchQueries;
 
-  constructor(protected readonly db: Kysely<Database>) {
+  constructor(
+    protected readonly db: Kysely<Database>,
+    readonly dialect: SqlDialectInfo,
+  ) {
     this.locks = new LockQueries(db);
     this.webhooks = new WebhookQueries(db);
+    this.search = new SearchQueries(db, dialect.fullText);
   }
 
   /**

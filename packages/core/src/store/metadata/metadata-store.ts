@@ -112,6 +112,15 @@ export class MetadataTx extends MetadataQueries {
       .execute();
   }
 
+  /** Replaces a workspace's settings (the JSON of `WorkspaceSettings` and any unknown keys kept). */
+  async setWorkspaceSettings(workspaceId: string, settings: string): Promise<void> {
+    await this.db
+      .updateTable('workspaces')
+      .set({ settings })
+      .where('id', '=', workspaceId)
+      .execute();
+  }
+
   async deleteBlob(hash: string): Promise<void> {
     await this.db.deleteFrom('blobs').where('hash', '=', hash).execute();
   }
@@ -162,10 +171,10 @@ export class MetadataStore extends MetadataQueries {
 
   constructor(
     db: Kysely<Database>,
-    readonly dialect: SqlDialectInfo,
+    dialect: SqlDialectInfo,
     workspaces: WorkspaceRows | null = null,
   ) {
-    super(db);
+    super(db, dialect);
     this.#workspaces = workspaces;
   }
 
@@ -199,7 +208,7 @@ export class MetadataStore extends MetadataQueries {
 
   /** Runs `fn` in one transaction: all of its writes commit, durably, or none do. */
   transaction<T>(fn: (tx: MetadataTx) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => fn(new MetadataTx(trx)));
+    return this.db.transaction().execute((trx) => fn(new MetadataTx(trx, this.dialect)));
   }
 
   /**
@@ -219,14 +228,16 @@ export class MetadataStore extends MetadataQueries {
     if (ops.length === 1 && only) {
       // Alone in its transaction, an operation needs no savepoint: its failure rolls back all.
       try {
-        const value = await this.db.transaction().execute((trx) => only(new MetadataTx(trx)));
+        const value = await this.db
+          .transaction()
+          .execute((trx) => only(new MetadataTx(trx, this.dialect)));
         return [{ ok: true, value }];
       } catch (error) {
         return [{ ok: false, error }];
       }
     }
     return this.db.transaction().execute(async (trx: Transaction<Database>) => {
-      const tx = new MetadataTx(trx);
+      const tx = new MetadataTx(trx, this.dialect);
       const results: Settled<T>[] = [];
       for (const op of ops) {
         await sql`savepoint op`.execute(trx);

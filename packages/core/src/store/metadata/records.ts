@@ -80,3 +80,32 @@ export interface AttemptRecord {
   readonly error: string | null;
   readonly durationMs: number;
 }
+
+/** How far a workspace's search index follows its change feed. */
+export interface SearchStateRecord {
+  readonly workspaceId: string;
+  /** Every change up to this seq is reflected in the passages. */
+  readonly indexedSeq: number;
+  /** While rebuilding: the head seq the rebuild started at; null otherwise. */
+  readonly rebuildSeq: number | null;
+  /** While rebuilding: files up to this path are done ('' before the first). */
+  readonly rebuildAfter: string | null;
+  /** The last failure of the embedding provider, cleared by the next success. */
+  readonly vectorError: string | null;
+}
+
+/** A passage of a text file to index: lines `lineStart`-`lineEnd` of version `seq` of `path`. */
+export interface NewPassage {
+  readonly workspaceId: string;
+  readonly path: string;
+  readonly seq: number;
+  readonly lineStart: number;
+  readonly lineEnd: number;
+  readonly text: string;
+}
+
+/** An indexed passage; `vector` (unit-length float32, little-endian) once embedded. */
+export interface PassageRecord extends NewPassage {
+  readonly id: number;
+  readonly vector: Uint8Array | null;
+}
