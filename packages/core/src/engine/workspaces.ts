@@ -14,7 +14,6 @@ import {
   type Workspace,
   type WorkspaceInfo,
 } from '../schemas/index.js';
-import { putMember } from '../store/metadata/access-queries.js';
 import type { WorkspaceRow } from '../store/metadata/metadata-store.js';
 
 function workspaceOut(row: WorkspaceRow): Workspace {
@@ -37,11 +36,11 @@ export async function createWorkspace(
     const row = { id: randomUUID(), name, created_at: ctx.clock() };
     await tx.createWorkspace(row);
     // Whoever creates a workspace owns it (and may hand it over later: see auth/transfers.ts).
-    await putMember(tx.kysely, {
-      workspace_id: row.id,
-      principal_id: ctx.actor.principalId,
+    await tx.members.put({
+      workspaceId: row.id,
+      principalId: ctx.actor.principalId,
       role: 'owner',
-      created_at: row.created_at,
+      createdAt: row.created_at,
     });
     return { name, seq: 0, createdAt: iso(row.created_at) };
   });

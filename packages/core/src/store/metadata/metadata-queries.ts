@@ -1,8 +1,10 @@
 /** Metadata reads: every query usable both outside and inside a transaction (portable Kysely). */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { descendantRange } from '../../base/paths.js';
+import { AccessQueries } from './access-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { LockQueries } from './lock-queries.js';
+import { MemberQueries } from './member-queries.js';
 import { SearchQueries } from './search-queries.js';
 import type {
   BlobsTable,
@@ -11,6 +13,7 @@ import type {
   VersionsTable,
   WorkspacesTable,
 } from './tables.js';
+import { TransferQueries } from './transfer-queries.js';
 import { WebhookQueries } from './webhook-queries.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
@@ -20,6 +23,12 @@ export type BlobRow = Selectable<BlobsTable>;
 
 /** Queries usable both outside and inside a transaction. */
 export class MetadataQueries {
+  /** Principals and API keys, with key lineage (access-queries.ts). */
+  readonly access: AccessQueries;
+  /** Workspace memberships and roles (member-queries.ts). */
+  readonly members: MemberQueries;
+  /** Offers to transfer a workspace's ownership (transfer-queries.ts). */
+  readonly transfers: TransferQueries;
   /** Locks: leases, fencing tokens (lock-queries.ts). */
   readonly locks: LockQueries;
   /** Webhooks: subscriptions, the delivery queue, the attempt log (webhook-queries.ts). */
@@ -31,6 +40,9 @@ export class MetadataQueries {
     protected readonly db: Kysely<Database>,
     readonly dialect: SqlDialectInfo,
   ) {
+    this.access = new AccessQueries(db);
+    this.members = new MemberQueries(db);
+    this.transfers = new TransferQueries(db);
     this.locks = new LockQueries(db);
     this.webhooks = new WebhookQueries(db);
     this.search = new SearchQueries(db, dialect.fullText);

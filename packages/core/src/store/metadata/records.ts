@@ -3,6 +3,7 @@
  * and with numbers as numbers. The mapping from the snake_case columns of `tables.ts` lives only
  * in the area modules beside this file (`*-queries.ts`).
  */
+import type { Role } from '../../schemas/access.js';
 
 /** A lock, in whatever state (live, expired or released). Times are epoch milliseconds. */
 export interface LockRecord {
@@ -108,4 +109,60 @@ export interface NewPassage {
 export interface PassageRecord extends NewPassage {
   readonly id: number;
   readonly vector: Uint8Array | null;
+}
+
+/** A user or agent that keys act for. */
+export interface PrincipalRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: 'user' | 'agent';
+  readonly admin: boolean;
+  readonly createdAt: number;
+}
+
+/**
+ * An API key (only the SHA-256 of its secret). `parentId` is the key that minted it (null for a
+ * root key); null narrowing fields mean "not narrowed".
+ */
+export interface KeyRecord {
+  readonly id: string;
+  readonly principalId: string;
+  readonly parentId: string | null;
+  readonly secretHash: string;
+  readonly label: string | null;
+  readonly workspaces: readonly string[] | null;
+  readonly roleCeiling: Role | null;
+  readonly pathPrefixes: readonly string[] | null;
+  readonly readOnly: boolean;
+  readonly expiresAt: number | null;
+  readonly revokedAt: number | null;
+  readonly createdAt: number;
+}
+
+/** A key with its distance from the key a chain query started at (0 = that key itself). */
+export interface KeyChainLink extends KeyRecord {
+  readonly depth: number;
+}
+
+/** A principal's role in a workspace. */
+export interface MemberRecord {
+  readonly workspaceId: string;
+  readonly principalId: string;
+  readonly role: Role;
+  readonly createdAt: number;
+}
+
+/** An offer to hand a workspace's ownership over, redeemed with a code (only its hash kept). */
+export interface TransferRecord {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly codeHash: string;
+  readonly offeredBy: string;
+  readonly toPrincipal: string | null;
+  readonly previousOwnerRole: 'editor' | 'none';
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly acceptedAt: number | null;
+  readonly acceptedBy: string | null;
+  readonly cancelledAt: number | null;
 }
