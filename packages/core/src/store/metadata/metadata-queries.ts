@@ -1,7 +1,12 @@
-/** Metadata reads: every query usable both outside and inside a transaction (portable Kysely). */
+/**
+ * Metadata reads: every query usable both outside and inside a transaction (portable Kysely),
+ * and the areas (`locks`, `webhooks`, …) that `MetadataStore` and `MetadataTx` share; see the
+ * header of metadata-store.ts for the shape.
+ */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { descendantRange } from '../../base/paths.js';
 import { AccessQueries } from './access-queries.js';
+import { AuditQueries } from './audit-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { LockQueries } from './lock-queries.js';
 import { MemberQueries } from './member-queries.js';
@@ -29,6 +34,8 @@ export class MetadataQueries {
   readonly members: MemberQueries;
   /** Offers to transfer a workspace's ownership (transfer-queries.ts). */
   readonly transfers: TransferQueries;
+  /** The audit log's hash chain, append-only (audit-queries.ts). */
+  readonly audit: AuditQueries;
   /** Locks: leases, fencing tokens (lock-queries.ts). */
   readonly locks: LockQueries;
   /** Webhooks: subscriptions, the delivery queue, the attempt log (webhook-queries.ts). */
@@ -43,20 +50,16 @@ export class MetadataQueries {
     this.access = new AccessQueries(db);
     this.members = new MemberQueries(db);
     this.transfers = new TransferQueries(db);
+    this.audit = new AuditQueries(db);
     this.locks = new LockQueries(db);
     this.webhooks = new WebhookQueries(db);
     this.search = new SearchQueries(db, dialect.fullText);
   }
 
   /**
-   * The query builder, for the domain query modules beside this file (`lock-queries.ts`,
-   * `audit-queries.ts`, `access-queries.ts`); code outside `store/metadata` does not use it.
+   * The query builder, for `testing.ts` only (see `rawDatabase` there); production code never
+   * calls it (architecture.test.ts checks that nothing outside store/ imports Kysely).
    */
-  get kysely(): Kysely<Database> {
-    return this.db;
-  }
-
-  /** The query builder, for `testing.ts` only (see `rawDatabase`). */
   static rawDatabase(q: MetadataQueries): Kysely<Database> {
     return q.db;
   }

@@ -2,6 +2,17 @@
  * MetadataStore: every metadata query Satchel makes, written once in Kysely so that it runs on
  * each dialect (SQLite now, PostgreSQL next). Reads run on the store; writes run on the
  * `MetadataTx` handed to `transaction` or `batch`, so they commit together or not at all.
+ *
+ * Shape. The core of the file tree (workspaces, entries, versions, blobs) is methods of the
+ * store and the transaction themselves (`store.getEntry`, `tx.putEntry`). Every other area is
+ * an object per query module, built in `MetadataQueries` over the same Kysely handle — the
+ * store's own, or the transaction's — so an area call inside `transaction` is part of that
+ * transaction: `store.locks.live(wsId, now)`, `tx.webhooks.enqueue(delivery)`,
+ * `store.access.keyChain(id)`, `tx.members.put(member)`, `tx.audit.insert(entries)`,
+ * `store.search.match(query)`, `tx.transfers.close(id, …)`. Areas take and return the camelCase
+ * records of records.ts; the snake_case columns of tables.ts, and the mapping between them,
+ * never leave store/. Kysely itself never leaves store/ either: there is no getter for it, and
+ * tests that must tamper with rows use `rawDatabase` from testing.ts.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';

@@ -166,3 +166,22 @@ export interface TransferRecord {
   readonly acceptedBy: string | null;
   readonly cancelledAt: number | null;
 }
+
+/**
+ * An entry of the audit log's hash chain. Mutable on purpose: the appender fills in `hash`
+ * after building the entry (audit/audit-chain.ts, the hot path of every call).
+ */
+export interface AuditRecord {
+  idx: number;
+  time: number;
+  actor: string;
+  session: string | null;
+  action: string;
+  workspace: string | null;
+  path: string | null;
+  seq: number | null;
+  outcome: 'ok' | 'refused' | 'error';
+  code: string | null;
+  prevHash: string;
+  hash: string;
+}
