@@ -78,4 +78,18 @@ describe('architecture', () => {
     const cycle = findCycle(folderGraph());
     expect(cycle?.join(' -> ') ?? 'no cycle').toBe('no cycle');
   });
+
+  it('keeps SQL inside store/: no other non-test file imports Kysely or the test escape hatch', () => {
+    const leaks = sourceFiles(SRC)
+      .filter((file) => !['store', 'test-support'].includes(folderOf(file)))
+      .filter((file) => {
+        const text = readFileSync(file, 'utf8');
+        return (
+          /from\s+['"]kysely['"]/.test(text) ||
+          /['"][^'"]*store\/metadata\/testing\.js['"]/.test(text)
+        );
+      })
+      .map((file) => relative(SRC, file));
+    expect(leaks).toEqual([]);
+  });
 });

@@ -7,17 +7,14 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { SatchelError } from '@satchel/client/errors.js';
 import canonicalize from 'canonicalize';
-import { type AuditRow, auditHead, insertAuditRows } from '../store/metadata/audit-queries.js';
 import type { MetadataTx } from '../store/metadata/metadata-store.js';
+import type { AuditRecord } from '../store/metadata/records.js';
 
-/** One call as the log records it: the `audit` row without its place in the chain. */
-export type AuditInput = Omit<AuditRow, 'idx' | 'prev_hash' | 'hash'>;
+/** One call as the log records it: the entry without its place in the chain. */
+export type AuditInput = Omit<AuditRecord, 'idx' | 'prevHash' | 'hash'>;
 
-export interface AuditEntry extends AuditInput {
-  idx: number;
-  prevHash: string;
-  hash: string;
-}
+/** An entry of the chain, as stored. */
+export type AuditEntry = AuditRecord;
 
 /**
  * Result of `verify()`. `entries` counts the entries read. On success `checkpoint` says whether
@@ -120,17 +117,12 @@ export function normalise(input: AuditInput): AuditInput {
   };
 }
 
-export function fromRow(row: AuditRow): AuditEntry {
-  const { prev_hash: prevHash, ...rest } = row;
-  return { ...rest, prevHash };
-}
-
 /** Appends `inputs` after the head as read in `tx`, so every writer of the database extends one chain. */
 export async function appendAll(
   tx: MetadataTx,
   inputs: readonly AuditInput[],
-): Promise<AuditRow[]> {
-  const head = await auditHead(tx);
+): Promise<AuditEntry[]> {
+  const head = await tx.audit.head();
   if (head && !Number.isSafeInteger(head.idx)) {
     throw new SatchelError('INTEGRITY', `audit log head idx ${head.idx} is not an integer`);
   }
@@ -140,8 +132,7 @@ export async function appendAll(
   const rows = inputs.map(
     ({ time, actor, session, action, workspace, path, seq, outcome, code }) => {
       idx += 1;
-      const prev_hash = prevHash;
-      const row: AuditRow = {
+      const row: AuditEntry = {
         idx,
         time,
         actor,
@@ -152,7 +143,7 @@ export async function appendAll(
         seq,
         outcome,
         code,
-        prev_hash,
+        prevHash,
         hash: '',
       };
       row.hash = entryHash(prevHash, row);
@@ -161,7 +152,7 @@ export async function appendAll(
     },
   );
   // The primary key on idx makes a racing writer that read the same head fail, never fork.
-  await insertAuditRows(tx, rows);
+  await tx.audit.insert(rows);
   return rows;
 }
 
@@ -197,9 +188,9 @@ export interface Link {
   hash: string;
 }
 
-function hashMatches(row: AuditRow, idx = row.idx): boolean {
+function hashMatches(row: AuditEntry, idx = row.idx): boolean {
   try {
-    return entryHash(row.prev_hash, idx === row.idx ? row : { ...row, idx }) === row.hash;
+    return entryHash(row.prevHash, idx === row.idx ? row : { ...row, idx }) === row.hash;
   } catch {
     return false; // a field no longer has a canonical form (e.g. NaN): modified
   }
@@ -211,10 +202,10 @@ function hashMatches(row: AuditRow, idx = row.idx): boolean {
  * tampering is most likely, and name the entry that was tampered with, not the one that noticed.
  */
 function diagnose(
-  row: AuditRow,
+  row: AuditEntry,
   prev: Link,
   before: string | undefined,
-  after: AuditRow | undefined,
+  after: AuditEntry | undefined,
 ): { index: number; reason: string } | null {
   const { idx } = row;
   if (!Number.isSafeInteger(idx)) {
@@ -231,17 +222,17 @@ function diagnose(
     const which = idx === first + 1 ? `entry ${first} is` : `entries ${first}–${idx - 1} are`;
     return { index: first, reason: `${which} missing: deleted` };
   }
-  const linked = row.prev_hash === prev.hash;
+  const linked = row.prevHash === prev.hash;
   const sound = hashMatches(row);
   if (linked && sound) return null;
   if (linked) return { index: idx, reason: `entry ${idx} was modified: its hash does not match` };
-  if (after?.hash === row.prev_hash) {
+  if (after?.hash === row.prevHash) {
     return {
       index: idx,
       reason: `entries ${idx} and ${after.idx} were reordered: entry ${idx} names the entry after it as its predecessor`,
     };
   }
-  if (before !== undefined && row.prev_hash === before) {
+  if (before !== undefined && row.prevHash === before) {
     return {
       index: prev.idx,
       reason: `entry ${prev.idx} was inserted (forged): entry ${idx} names entry ${prev.idx - 1} as its predecessor`,
@@ -270,7 +261,7 @@ function diagnose(
 
 /** Walks the chain in idx order, then checks it against the checkpoint. */
 export async function verifyChain(
-  rows: AsyncIterable<AuditRow>,
+  rows: AsyncIterable<AuditEntry>,
   checkpoint: Link | null,
 ): Promise<
   | { ok: false; entries: number; index: number; reason: string }

@@ -7,9 +7,9 @@ import canonicalize from 'canonicalize';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommitter } from '../store/group-commit.js';
-import { countAudit } from '../store/metadata/audit-queries.js';
 import { MetadataStore, type MetadataTx } from '../store/metadata/metadata-store.js';
 import { openSqlite, SQLITE_DIALECT } from '../store/metadata/sqlite.js';
+import { rawDatabase } from '../store/metadata/testing.js';
 import { tempDir } from '../test-support/temp.js';
 import {
   type AuditEntry,
@@ -177,7 +177,7 @@ describe('AuditLog chain', () => {
       .run((tx) => s.audit.appendInTx(tx, input(1, { time: 1.5 })))
       .catch((e: unknown) => e);
     expect(isSatchelError(error, 'INTERNAL')).toBe(true);
-    expect(await countAudit(s.store)).toBe(0);
+    expect(await s.store.audit.count()).toBe(0);
   });
 
   it('refuses a flush delay above 100 ms', async () => {
@@ -203,7 +203,7 @@ describe('AuditLog record()', () => {
     expect(elapsed).toBeGreaterThanOrEqual(15);
     // Generous: the bound under test is the 20 ms wait; the rest is one commit on a busy disk.
     expect(elapsed).toBeLessThan(20 + 500);
-    expect(await countAudit(s.store)).toBe(500);
+    expect(await s.store.audit.count()).toBe(500);
     expect((await s.audit.verify()).ok).toBe(true);
   });
 
@@ -218,7 +218,7 @@ describe('AuditLog record()', () => {
     });
     await expect(audit.record(input(1))).resolves.toBeUndefined();
     expect(errors).toHaveBeenCalledWith(expect.stringContaining('1 entries'), expect.any(Error));
-    expect(await countAudit(store)).toBe(0);
+    expect(await store.audit.count()).toBe(0);
   });
 
   it('commits queued entries on close, and drops (with a log line) records after it', async () => {
@@ -226,10 +226,10 @@ describe('AuditLog record()', () => {
     const s = await setup({ flushDelayMs: 100 });
     for (let n = 0; n < 3; n++) void s.audit.record(input(n));
     await s.audit.close();
-    expect(await countAudit(s.store)).toBe(3);
+    expect(await s.store.audit.count()).toBe(3);
     expect(await readCheckpointFile(s.checkpointFile)).toMatchObject({ idx: 3 });
     await s.audit.record(input(4));
-    expect(await countAudit(s.store)).toBe(3);
+    expect(await s.store.audit.count()).toBe(3);
     expect(errors).toHaveBeenCalled();
   });
 });
@@ -238,14 +238,14 @@ describe('audit table', () => {
   it('rejects UPDATE and DELETE in the database itself', async () => {
     const s = await setup();
     await append(s, 3);
-    const db = s.store.kysely;
+    const db = rawDatabase(s.store);
     await expect(sql`update audit set actor = ${'mallory'}`.execute(db)).rejects.toThrow(
       /append-only: update refused/,
     );
     await expect(sql`delete from audit where idx = ${2}`.execute(db)).rejects.toThrow(
       /append-only: delete refused/,
     );
-    expect(await countAudit(s.store)).toBe(3);
+    expect(await s.store.audit.count()).toBe(3);
     expect((await s.audit.verify()).ok).toBe(true);
   });
 });

@@ -15,12 +15,6 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import { SatchelError } from '@satchel/client/errors.js';
-import {
-  auditEntryAt,
-  auditHead,
-  auditPage,
-  iterateAudit,
-} from '../store/metadata/audit-queries.js';
 import type { MetadataStore, MetadataTx } from '../store/metadata/metadata-store.js';
 import {
   type AuditEntry,
@@ -28,7 +22,6 @@ import {
   type AuditVerification,
   appendAll,
   canonical,
-  fromRow,
   normalise,
   readCheckpoint,
   verifyChain,
@@ -120,7 +113,7 @@ export class AuditLog {
   async appendInTx(tx: MetadataTx, input: AuditInput): Promise<AuditEntry> {
     const [row] = await appendAll(tx, [normalise(input)]);
     if (!row) throw new SatchelError('INTERNAL', 'audit append returned no entry');
-    return fromRow(row);
+    return { ...row };
   }
 
   /**
@@ -214,7 +207,7 @@ export class AuditLog {
   }
 
   async #writeCheckpoint(file: string): Promise<void> {
-    const head = await auditHead(this.#store);
+    const head = await this.#store.audit.head();
     if (!head || !Number.isSafeInteger(head.idx)) return;
     const current = await readCheckpoint(file);
     if (current.state === 'invalid') {
@@ -223,7 +216,7 @@ export class AuditLog {
     if (current.state === 'present') {
       // Another process may be ahead of the head read above; never move the checkpoint back.
       if (current.idx >= head.idx) return;
-      const named = await auditEntryAt(this.#store, current.idx);
+      const named = await this.#store.audit.entryAt(current.idx);
       if (named?.hash !== current.hash) {
         return this.#warn(
           `checkpoint ${file} names entry ${current.idx}, which the log no longer holds unchanged; left as it is (run audit verify)`,
@@ -273,8 +266,8 @@ export class AuditLog {
       });
     }
     // One extra row tells whether another page exists.
-    const rows = await auditPage(this.#store, { after, limit: limit + 1, workspace });
-    const items = rows.slice(0, limit).map(fromRow);
+    const rows = await this.#store.audit.page({ after, limit: limit + 1, workspace });
+    const items = rows.slice(0, limit);
     const last = items.at(-1);
     return { items, nextCursor: rows.length > limit && last ? String(last.idx) : null };
   }
@@ -289,7 +282,7 @@ export class AuditLog {
     const file = this.#checkpointFile;
     const checkpoint = file === null ? null : await readCheckpoint(file);
     const result = await verifyChain(
-      iterateAudit(this.#store, PAGE),
+      this.#store.audit.entries(PAGE),
       checkpoint?.state === 'present' ? checkpoint : null,
     );
     if (!result.ok) return result;
@@ -304,7 +297,7 @@ export class AuditLog {
 
   /** Every entry in idx order as one line of canonical JSON (with prevHash and hash) plus "\n". */
   async *exportJsonl(): AsyncIterable<string> {
-    for await (const row of iterateAudit(this.#store, PAGE)) yield `${canonical(fromRow(row))}\n`;
+    for await (const row of this.#store.audit.entries(PAGE)) yield `${canonical(row)}\n`;
   }
 
   /** Commits what is queued, writes the last checkpoint, and stops the timer; idempotent. */

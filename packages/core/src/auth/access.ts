@@ -21,33 +21,28 @@ import { type Actor, type KeyScope, ROLE_RANK } from '../kernel/actor.js';
 import type { EngineContext } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { iso } from '../kernel/records.js';
-import type { KeyRow, PrincipalRow } from '../store/metadata/access-queries.js';
-import * as access from '../store/metadata/access-queries.js';
 import type { MetadataQueries, MetadataStore } from '../store/metadata/metadata-store.js';
+import type { KeyRecord, PrincipalRecord } from '../store/metadata/records.js';
 import { checkLineage, checkMintDepth, childExpiry, unauthenticated } from './key-lineage.js';
 import { generateKey, parseKey, secretMatches } from './keys.js';
 
 export const ADMIN_NAME = 'admin';
 
-function parseList(json: string | null): string[] | null {
-  return json === null ? null : (JSON.parse(json) as string[]);
-}
-
-function scopeOf(key: KeyRow): KeyScope {
+function scopeOf(key: KeyRecord): KeyScope {
   return {
-    workspaces: parseList(key.workspaces),
-    roleCeiling: key.role_ceiling,
-    pathPrefixes: parseList(key.path_prefixes),
-    readOnly: key.read_only === 1,
+    workspaces: key.workspaces,
+    roleCeiling: key.roleCeiling,
+    pathPrefixes: key.pathPrefixes,
+    readOnly: key.readOnly,
   };
 }
 
-export function actorOf(principal: PrincipalRow, key: KeyRow | null): Actor {
+export function actorOf(principal: PrincipalRecord, key: KeyRecord | null): Actor {
   return {
     principalId: principal.id,
     name: principal.name,
     kind: principal.kind,
-    admin: principal.admin === 1,
+    admin: principal.admin,
     keyId: key?.id ?? null,
     scope: key
       ? scopeOf(key)
@@ -55,7 +50,7 @@ export function actorOf(principal: PrincipalRow, key: KeyRow | null): Actor {
   };
 }
 
-function keyInfo(key: KeyRow, principal: string): KeyInfo {
+function keyInfo(key: KeyRecord, principal: string): KeyInfo {
   const scope = scopeOf(key);
   return {
     id: key.id,
@@ -65,18 +60,18 @@ function keyInfo(key: KeyRow, principal: string): KeyInfo {
     role: scope.roleCeiling,
     pathPrefixes: scope.pathPrefixes ? [...scope.pathPrefixes] : null,
     readOnly: scope.readOnly,
-    createdAt: iso(Number(key.created_at)),
-    expiresAt: key.expires_at === null ? null : iso(Number(key.expires_at)),
-    revokedAt: key.revoked_at === null ? null : iso(Number(key.revoked_at)),
+    createdAt: iso(key.createdAt),
+    expiresAt: key.expiresAt === null ? null : iso(key.expiresAt),
+    revokedAt: key.revokedAt === null ? null : iso(key.revokedAt),
   };
 }
 
-function principalOut(row: PrincipalRow): Principal {
+function principalOut(row: PrincipalRecord): Principal {
   return {
     name: row.name,
     kind: row.kind,
-    admin: row.admin === 1,
-    createdAt: iso(Number(row.created_at)),
+    admin: row.admin,
+    createdAt: iso(row.createdAt),
   };
 }
 
@@ -103,37 +98,37 @@ export async function bootstrapAdmin(
   store: MetadataStore,
   keyFile: string | null,
   now: number,
-): Promise<{ admin: PrincipalRow; createdKey: string | null }> {
-  const existing = await access.principalByName(store.kysely, ADMIN_NAME);
+): Promise<{ admin: PrincipalRecord; createdKey: string | null }> {
+  const existing = await store.access.principalByName(ADMIN_NAME);
   if (existing) return { admin: existing, createdKey: null };
-  const admin: PrincipalRow = {
+  const admin: PrincipalRecord = {
     id: randomUUID(),
     name: ADMIN_NAME,
     kind: 'user',
-    admin: 1,
-    created_at: now,
+    admin: true,
+    createdAt: now,
   };
   const key = generateKey();
   if (keyFile) await writeSecretFile(keyFile, `${key.key}\n`);
   await store.transaction(async (tx) => {
-    if (await access.principalByName(tx.kysely, ADMIN_NAME)) return;
-    await access.insertPrincipal(tx.kysely, admin);
-    await access.insertKey(tx.kysely, {
+    if (await tx.access.principalByName(ADMIN_NAME)) return;
+    await tx.access.insertPrincipal(admin);
+    await tx.access.insertKey({
       id: key.id,
-      principal_id: admin.id,
-      parent_id: null,
-      secret_hash: key.secretHash,
+      principalId: admin.id,
+      parentId: null,
+      secretHash: key.secretHash,
       label: 'admin (created at first start)',
       workspaces: null,
-      role_ceiling: null,
-      path_prefixes: null,
-      read_only: 0,
-      expires_at: null,
-      revoked_at: null,
-      created_at: now,
+      roleCeiling: null,
+      pathPrefixes: null,
+      readOnly: false,
+      expiresAt: null,
+      revokedAt: null,
+      createdAt: now,
     });
   });
-  const created = await access.principalByName(store.kysely, ADMIN_NAME);
+  const created = await store.access.principalByName(ADMIN_NAME);
   if (!created) throw new SatchelError('INTERNAL', 'admin principal was not created');
   return { admin: created, createdKey: created.id === admin.id ? key.key : null };
 }
@@ -145,17 +140,17 @@ export async function bootstrapAdmin(
 export async function authenticate(q: MetadataQueries, key: string, now: number): Promise<Actor> {
   const parsed = typeof key === 'string' ? parseKey(key.trim()) : null;
   if (!parsed) throw unauthenticated('not a Satchel key (they start with satchel_)');
-  const chain = await access.keyChain(q.kysely, parsed.id);
+  const chain = await q.access.keyChain(parsed.id);
   const [row] = chain;
-  if (!row || !secretMatches(parsed.secret, row.secret_hash)) throw unauthenticated('unknown key');
+  if (!row || !secretMatches(parsed.secret, row.secretHash)) throw unauthenticated('unknown key');
   checkLineage(chain, now);
-  const principal = await access.principalById(q.kysely, row.principal_id);
+  const principal = await q.access.principalById(row.principalId);
   if (!principal) throw unauthenticated('unknown key');
   return actorOf(principal, row);
 }
 
 export async function whoami(ctx: EngineContext): Promise<WhoAmI> {
-  const key = ctx.actor.keyId ? await access.keyById(ctx.store.kysely, ctx.actor.keyId) : undefined;
+  const key = ctx.actor.keyId ? await ctx.store.access.keyById(ctx.actor.keyId) : undefined;
   return {
     principal: ctx.actor.name,
     kind: ctx.actor.kind,
@@ -170,14 +165,20 @@ export async function createPrincipal(
 ): Promise<Principal> {
   const { name, kind } = parseOptions(CreatePrincipalSchema, input);
   return ctx.commit(async (tx) => {
-    if (await access.principalByName(tx.kysely, name)) {
+    if (await tx.access.principalByName(name)) {
       throw new SatchelError('CONFLICT', `principal ${name} already exists`, {
         principal: name,
         reason: 'exists',
       });
     }
-    const row: PrincipalRow = { id: randomUUID(), name, kind, admin: 0, created_at: ctx.clock() };
-    await access.insertPrincipal(tx.kysely, row);
+    const row: PrincipalRecord = {
+      id: randomUUID(),
+      name,
+      kind,
+      admin: false,
+      createdAt: ctx.clock(),
+    };
+    await tx.access.insertPrincipal(row);
     return principalOut(row);
   });
 }
@@ -188,18 +189,14 @@ export async function listPrincipals(
 ): Promise<Page<Principal>> {
   const { cursor, limit = 100 } = parseOptions(PageOptionsSchema, options);
   const after = decodeCursor(cursor, ['a']);
-  const rows = await access.listPrincipals(
-    ctx.store.kysely,
-    after ? String(after.a) : null,
-    limit + 1,
-  );
+  const rows = await ctx.store.access.principals(after ? String(after.a) : null, limit + 1);
   const items = rows.slice(0, limit).map(principalOut);
   const last = items.at(-1);
   return { items, nextCursor: rows.length > limit && last ? encodeCursor({ a: last.name }) : null };
 }
 
-export async function requirePrincipal(q: MetadataQueries, name: string): Promise<PrincipalRow> {
-  const row = typeof name === 'string' ? await access.principalByName(q.kysely, name) : undefined;
+export async function requirePrincipal(q: MetadataQueries, name: string): Promise<PrincipalRecord> {
+  const row = typeof name === 'string' ? await q.access.principalByName(name) : undefined;
   if (!row) throw new SatchelError('NOT_FOUND', `principal ${name} not found`, { principal: name });
   return row;
 }
@@ -247,7 +244,7 @@ export async function createKey(ctx: EngineContext, input: CreateKey): Promise<C
   const options = parseOptions(CreateKeySchema, input);
   const principal = options.principal
     ? await requirePrincipal(ctx.store, options.principal)
-    : await access.principalById(ctx.store.kysely, ctx.actor.principalId);
+    : await ctx.store.access.principalById(ctx.actor.principalId);
   if (!principal) throw new SatchelError('NOT_FOUND', 'principal not found');
   const scope: KeyScope = {
     workspaces: options.workspaces?.map((w) => validateWorkspaceName(w)) ?? null,
@@ -271,23 +268,23 @@ export async function createKey(ctx: EngineContext, input: CreateKey): Promise<C
   const row = await ctx.commit(async (tx) => {
     // Re-read inside the transaction, so a parent revoked since it authenticated mints nothing.
     const parentId = ctx.actor.keyId;
-    const parent = parentId ? checkLineage(await access.keyChain(tx.kysely, parentId), now) : null;
+    const parent = parentId ? checkLineage(await tx.access.keyChain(parentId), now) : null;
     checkMintDepth(parent);
-    const minted: KeyRow = {
+    const minted: KeyRecord = {
       id: key.id,
-      principal_id: principal.id,
-      parent_id: parent ? parent.key.id : null,
-      secret_hash: key.secretHash,
+      principalId: principal.id,
+      parentId: parent ? parent.key.id : null,
+      secretHash: key.secretHash,
       label: options.label ?? null,
-      workspaces: scope.workspaces ? JSON.stringify(scope.workspaces) : null,
-      role_ceiling: scope.roleCeiling,
-      path_prefixes: scope.pathPrefixes ? JSON.stringify(scope.pathPrefixes) : null,
-      read_only: scope.readOnly ? 1 : 0,
-      expires_at: childExpiry(requested, parent),
-      revoked_at: null,
-      created_at: now,
+      workspaces: scope.workspaces,
+      roleCeiling: scope.roleCeiling,
+      pathPrefixes: scope.pathPrefixes,
+      readOnly: scope.readOnly,
+      expiresAt: childExpiry(requested, parent),
+      revokedAt: null,
+      createdAt: now,
     };
-    await access.insertKey(tx.kysely, minted);
+    await tx.access.insertKey(minted);
     return minted;
   });
   return { key: key.key, info: keyInfo(row, principal.name) };
@@ -298,18 +295,16 @@ export async function listKeys(
   ctx: EngineContext,
   options: { all?: boolean } = {},
 ): Promise<KeyInfo[]> {
-  const rows = await access.listKeys(
-    ctx.store.kysely,
+  const rows = await ctx.store.access.keys(
     options.all && ctx.actor.admin ? null : ctx.actor.principalId,
   );
   const names = new Map<string, string>();
   const out: KeyInfo[] = [];
   for (const row of rows) {
-    let name = names.get(row.principal_id);
+    let name = names.get(row.principalId);
     if (name === undefined) {
-      name =
-        (await access.principalById(ctx.store.kysely, row.principal_id))?.name ?? row.principal_id;
-      names.set(row.principal_id, name);
+      name = (await ctx.store.access.principalById(row.principalId))?.name ?? row.principalId;
+      names.set(row.principalId, name);
     }
     out.push(keyInfo(row, name));
   }
@@ -322,16 +317,13 @@ export async function listKeys(
  */
 export async function revokeKey(ctx: EngineContext, id: string): Promise<KeyInfo> {
   return ctx.commit(async (tx) => {
-    const row = typeof id === 'string' ? await access.keyById(tx.kysely, id) : undefined;
-    if (!row || (!ctx.actor.admin && row.principal_id !== ctx.actor.principalId)) {
+    const row = typeof id === 'string' ? await tx.access.keyById(id) : undefined;
+    if (!row || (!ctx.actor.admin && row.principalId !== ctx.actor.principalId)) {
       throw new SatchelError('NOT_FOUND', `key ${id} not found`, { key: id });
     }
     const at = ctx.clock();
-    await access.revokeKey(tx.kysely, row.id, at);
-    const principal = await access.principalById(tx.kysely, row.principal_id);
-    return keyInfo(
-      { ...row, revoked_at: row.revoked_at ?? at },
-      principal?.name ?? row.principal_id,
-    );
+    await tx.access.revokeKey(row.id, at);
+    const principal = await tx.access.principalById(row.principalId);
+    return keyInfo({ ...row, revokedAt: row.revokedAt ?? at }, principal?.name ?? row.principalId);
   });
 }

@@ -8,7 +8,6 @@ import { SatchelError } from '@satchel/client/errors.js';
 import type { GlobalAction, WorkspaceAction } from '@satchel/client/operations/actions.js';
 import { isWithin } from '@satchel/client/paths.js';
 import { type Actor, ROLE_RANK, type Role } from '../kernel/actor.js';
-import { roleOf } from '../store/metadata/access-queries.js';
 import type { MetadataQueries, WorkspaceRow } from '../store/metadata/metadata-store.js';
 
 /** Actions inside a workspace, and the least role each needs. */
@@ -100,7 +99,7 @@ export async function effectiveRole(
   if (actor.scope.workspaces !== null && !actor.scope.workspaces.includes(ws.name)) return null;
   const role: Role | null = actor.admin
     ? 'owner'
-    : await roleOf(q.kysely, ws.id, actor.principalId);
+    : await q.members.roleOf(ws.id, actor.principalId);
   if (role === null) return null;
   const ceiling = actor.scope.roleCeiling;
   return ceiling !== null && ROLE_RANK[ceiling] < ROLE_RANK[role] ? ceiling : role;

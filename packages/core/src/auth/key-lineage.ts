@@ -3,7 +3,8 @@
  * never outlives its parent, whoever either key is for.
  */
 import { SatchelError } from '@satchel/client/errors.js';
-import { type KeyChainRow, type KeyRow, MAX_KEY_DEPTH } from '../store/metadata/access-queries.js';
+import { MAX_KEY_DEPTH } from '../store/metadata/access-queries.js';
+import type { KeyChainLink, KeyRecord } from '../store/metadata/records.js';
 
 export function unauthenticated(reason: string): SatchelError {
   return new SatchelError('UNAUTHENTICATED', `invalid API key: ${reason}`, { reason });
@@ -11,7 +12,7 @@ export function unauthenticated(reason: string): SatchelError {
 
 export interface Lineage {
   /** The key itself. */
-  readonly key: KeyRow;
+  readonly key: KeyRecord;
   /** Generations below its root key: 0 for a key no key minted. */
   readonly depth: number;
   /** The earliest expiry along the chain, the key's own included (ms); null if none expires. */
@@ -24,17 +25,17 @@ export interface Lineage {
  * Throws UNAUTHENTICATED saying which link failed; the caller checks the secret first, so
  * these reasons are only told to whoever holds the key.
  */
-export function checkLineage(chain: readonly KeyChainRow[], now: number): Lineage {
+export function checkLineage(chain: readonly KeyChainLink[], now: number): Lineage {
   const [key] = chain;
   if (!key) throw unauthenticated('unknown key');
   let expiresAt: number | null = null;
   for (const link of chain) {
     const own = link.depth === 0;
-    if (link.revoked_at !== null) {
+    if (link.revokedAt !== null) {
       throw unauthenticated(own ? 'the key was revoked' : 'a key it was minted from was revoked');
     }
-    if (link.expires_at !== null) {
-      const expiry = Number(link.expires_at);
+    if (link.expiresAt !== null) {
+      const expiry = link.expiresAt;
       if (expiry <= now) {
         throw unauthenticated(own ? 'the key expired' : 'a key it was minted from expired');
       }
@@ -42,7 +43,7 @@ export function checkLineage(chain: readonly KeyChainRow[], now: number): Lineag
     }
   }
   const root = chain[chain.length - 1] ?? key;
-  if (root.parent_id !== null) {
+  if (root.parentId !== null) {
     // Fail closed: an ancestor we did not read could be revoked.
     throw unauthenticated(
       root.depth >= MAX_KEY_DEPTH

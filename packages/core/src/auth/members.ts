@@ -5,23 +5,22 @@ import { parseOptions } from '@satchel/client/options.js';
 import { type Member, type Role, RoleSchema } from '@satchel/client/schemas/index.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { iso } from '../kernel/records.js';
-import * as access from '../store/metadata/access-queries.js';
 import type { MetadataQueries } from '../store/metadata/metadata-store.js';
 import { requirePrincipal } from './access.js';
 
 export async function listMembers(ctx: EngineContext, workspace: string): Promise<Member[]> {
   const ws = await requireWorkspace(ctx.store, workspace);
-  const rows = await access.listMembers(ctx.store.kysely, ws.id);
+  const rows = await ctx.store.members.list(ws.id);
   return rows.map((r) => ({
     principal: r.name,
     kind: r.kind,
     role: r.role,
-    since: iso(Number(r.created_at)),
+    since: iso(r.createdAt),
   }));
 }
 
 async function ownerCount(q: MetadataQueries, workspaceId: string): Promise<number> {
-  return (await access.listMembers(q.kysely, workspaceId)).filter((m) => m.role === 'owner').length;
+  return (await q.members.list(workspaceId)).filter((m) => m.role === 'owner').length;
 }
 
 /** Adds a member or changes its role; CONFLICT if that would leave the workspace without an owner. */
@@ -35,7 +34,7 @@ export async function setMember(
   return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     const principal = await requirePrincipal(tx, name);
-    const current = await access.roleOf(tx.kysely, ws.id, principal.id);
+    const current = await tx.members.roleOf(ws.id, principal.id);
     if (current === 'owner' && parsedRole !== 'owner' && (await ownerCount(tx, ws.id)) === 1) {
       throw new SatchelError(
         'CONFLICT',
@@ -46,11 +45,11 @@ export async function setMember(
       );
     }
     const now = ctx.clock();
-    await access.putMember(tx.kysely, {
-      workspace_id: ws.id,
-      principal_id: principal.id,
+    await tx.members.put({
+      workspaceId: ws.id,
+      principalId: principal.id,
       role: parsedRole,
-      created_at: now,
+      createdAt: now,
     });
     return { principal: principal.name, kind: principal.kind, role: parsedRole, since: iso(now) };
   });
@@ -64,7 +63,7 @@ export async function removeMember(
   await ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     const principal = await requirePrincipal(tx, name);
-    const current = await access.roleOf(tx.kysely, ws.id, principal.id);
+    const current = await tx.members.roleOf(ws.id, principal.id);
     if (current === null) {
       throw new SatchelError('NOT_FOUND', `${name} is not a member of ${workspace}`, {
         reason: 'not_member',
@@ -80,6 +79,6 @@ export async function removeMember(
         },
       );
     }
-    await access.deleteMember(tx.kysely, ws.id, principal.id);
+    await tx.members.delete(ws.id, principal.id);
   });
 }

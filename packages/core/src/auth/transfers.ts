@@ -14,9 +14,8 @@ import {
 } from '@satchel/client/schemas/index.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { iso } from '../kernel/records.js';
-import type { TransferRow } from '../store/metadata/access-queries.js';
-import * as access from '../store/metadata/access-queries.js';
 import type { MetadataQueries } from '../store/metadata/metadata-store.js';
+import type { TransferRecord } from '../store/metadata/records.js';
 import { requirePrincipal } from './access.js';
 import { generateClaimCode, sha256 } from './keys.js';
 
@@ -25,28 +24,28 @@ const DEFAULT_HOURS = 72;
 
 async function transferOut(
   q: MetadataQueries,
-  row: TransferRow,
+  row: TransferRecord,
   workspace: string,
   now: number,
 ): Promise<Transfer> {
   const name = async (id: string | null) =>
-    id === null ? null : ((await access.principalById(q.kysely, id))?.name ?? id);
+    id === null ? null : ((await q.access.principalById(id))?.name ?? id);
   const status =
-    row.accepted_at !== null
+    row.acceptedAt !== null
       ? 'accepted'
-      : row.cancelled_at !== null
+      : row.cancelledAt !== null
         ? 'cancelled'
-        : Number(row.expires_at) <= now
+        : row.expiresAt <= now
           ? 'expired'
           : 'open';
   return {
     id: row.id,
     workspace,
-    offeredBy: (await name(row.offered_by)) ?? '',
-    to: await name(row.to_principal),
-    previousOwner: row.previous_owner_role,
-    createdAt: iso(Number(row.created_at)),
-    expiresAt: iso(Number(row.expires_at)),
+    offeredBy: (await name(row.offeredBy)) ?? '',
+    to: await name(row.toPrincipal),
+    previousOwner: row.previousOwnerRole,
+    createdAt: iso(row.createdAt),
+    expiresAt: iso(row.expiresAt),
     status,
   };
 }
@@ -61,7 +60,7 @@ export async function offerTransfer(
   return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     const now = ctx.clock();
-    const open = await access.openTransfers(tx.kysely, ws.id, now);
+    const open = await tx.transfers.open(ws.id, now);
     if (open.length >= MAX_OPEN_TRANSFERS) {
       throw new SatchelError(
         'CONFLICT',
@@ -70,20 +69,20 @@ export async function offerTransfer(
       );
     }
     const to = options.to ? await requirePrincipal(tx, options.to) : null;
-    const row: TransferRow = {
+    const row: TransferRecord = {
       id: randomUUID(),
-      workspace_id: ws.id,
-      code_hash: codeHash,
-      offered_by: ctx.actor.principalId,
-      to_principal: to?.id ?? null,
-      previous_owner_role: options.previousOwner ?? 'editor',
-      created_at: now,
-      expires_at: now + (options.expiresInHours ?? DEFAULT_HOURS) * 3_600_000,
-      accepted_at: null,
-      accepted_by: null,
-      cancelled_at: null,
+      workspaceId: ws.id,
+      codeHash,
+      offeredBy: ctx.actor.principalId,
+      toPrincipal: to?.id ?? null,
+      previousOwnerRole: options.previousOwner ?? 'editor',
+      createdAt: now,
+      expiresAt: now + (options.expiresInHours ?? DEFAULT_HOURS) * 3_600_000,
+      acceptedAt: null,
+      acceptedBy: null,
+      cancelledAt: null,
     };
-    await access.insertTransfer(tx.kysely, row);
+    await tx.transfers.insert(row);
     return { ...(await transferOut(tx, row, ws.name, now)), code };
   });
 }
@@ -91,7 +90,7 @@ export async function offerTransfer(
 export async function listTransfers(ctx: EngineContext, workspace: string): Promise<Transfer[]> {
   const ws = await requireWorkspace(ctx.store, workspace);
   const now = ctx.clock();
-  const rows = await access.openTransfers(ctx.store.kysely, ws.id, now);
+  const rows = await ctx.store.transfers.open(ws.id, now);
   return Promise.all(rows.map((row) => transferOut(ctx.store, row, ws.name, now)));
 }
 
@@ -102,8 +101,7 @@ export async function cancelTransfer(
 ): Promise<Transfer> {
   return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
-    const row =
-      typeof id === 'string' ? await access.transferById(tx.kysely, ws.id, id) : undefined;
+    const row = typeof id === 'string' ? await tx.transfers.byId(ws.id, id) : undefined;
     const now = ctx.clock();
     if (!row) throw new SatchelError('NOT_FOUND', `transfer ${id} not found`, { transfer: id });
     const current = await transferOut(tx, row, ws.name, now);
@@ -112,7 +110,7 @@ export async function cancelTransfer(
         reason: current.status,
       });
     }
-    await access.closeTransfer(tx.kysely, row.id, { cancelled_at: now });
+    await tx.transfers.close(row.id, { cancelledAt: now });
     return { ...current, status: 'cancelled' };
   });
 }
@@ -120,12 +118,10 @@ export async function cancelTransfer(
 /** The workspace a claim code is for, so the caller can authorise and audit before accepting. */
 export async function transferWorkspace(q: MetadataQueries, code: string): Promise<string | null> {
   const row =
-    typeof code === 'string'
-      ? await access.transferByCodeHash(q.kysely, sha256(code.trim()))
-      : undefined;
+    typeof code === 'string' ? await q.transfers.byCodeHash(sha256(code.trim())) : undefined;
   if (!row) return null;
   const names = await q.workspaceNames();
-  return names.find((w) => w.id === row.workspace_id)?.name ?? null;
+  return names.find((w) => w.id === row.workspaceId)?.name ?? null;
 }
 
 /**
@@ -136,15 +132,13 @@ export async function transferWorkspace(q: MetadataQueries, code: string): Promi
 export async function acceptTransfer(ctx: EngineContext, code: string): Promise<Transfer> {
   return ctx.commit(async (tx) => {
     const row =
-      typeof code === 'string'
-        ? await access.transferByCodeHash(tx.kysely, sha256(code.trim()))
-        : undefined;
+      typeof code === 'string' ? await tx.transfers.byCodeHash(sha256(code.trim())) : undefined;
     if (!row)
       throw new SatchelError('NOT_FOUND', 'no transfer offer has this claim code', {
         reason: 'unknown',
       });
     const now = ctx.clock();
-    const ws = (await tx.workspaceNames()).find((w) => w.id === row.workspace_id);
+    const ws = (await tx.workspaceNames()).find((w) => w.id === row.workspaceId);
     if (!ws)
       throw new SatchelError('NOT_FOUND', 'the workspace of this offer no longer exists', {
         reason: 'unknown',
@@ -159,33 +153,30 @@ export async function acceptTransfer(ctx: EngineContext, code: string): Promise<
         },
       );
     }
-    if (row.to_principal !== null && row.to_principal !== ctx.actor.principalId) {
+    if (row.toPrincipal !== null && row.toPrincipal !== ctx.actor.principalId) {
       throw new SatchelError(
         'FORBIDDEN',
         `this offer is for ${current.to}, not ${ctx.actor.name}`,
         { reason: 'not_recipient' },
       );
     }
-    await access.closeTransfer(tx.kysely, row.id, {
-      accepted_at: now,
-      accepted_by: ctx.actor.principalId,
-    });
-    await access.putMember(tx.kysely, {
-      workspace_id: ws.id,
-      principal_id: ctx.actor.principalId,
+    await tx.transfers.close(row.id, { acceptedAt: now, acceptedBy: ctx.actor.principalId });
+    await tx.members.put({
+      workspaceId: ws.id,
+      principalId: ctx.actor.principalId,
       role: 'owner',
-      created_at: now,
+      createdAt: now,
     });
-    const previous = await access.roleOf(tx.kysely, ws.id, row.offered_by);
-    if (row.offered_by !== ctx.actor.principalId && previous !== null) {
-      if (row.previous_owner_role === 'none') {
-        await access.deleteMember(tx.kysely, ws.id, row.offered_by);
+    const previous = await tx.members.roleOf(ws.id, row.offeredBy);
+    if (row.offeredBy !== ctx.actor.principalId && previous !== null) {
+      if (row.previousOwnerRole === 'none') {
+        await tx.members.delete(ws.id, row.offeredBy);
       } else {
-        await access.putMember(tx.kysely, {
-          workspace_id: ws.id,
-          principal_id: row.offered_by,
+        await tx.members.put({
+          workspaceId: ws.id,
+          principalId: row.offeredBy,
           role: 'editor',
-          created_at: now,
+          createdAt: now,
         });
       }
     }

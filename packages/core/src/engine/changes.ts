@@ -7,7 +7,6 @@
 import { parseOptions } from '@satchel/client/options.js';
 import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import {
-  type ChangeEvent,
   type ChangesPage,
   type ListChangesOptions,
   ListChangesOptionsSchema,
@@ -15,7 +14,6 @@ import {
 import type { ChangeNotifier } from '../kernel/change-notifier.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { changeEvent } from '../kernel/records.js';
-import type { VersionRow } from '../store/metadata/metadata-store.js';
 
 /** While waiting, also re-read this often: another process may have committed. */
 const CROSS_PROCESS_RECHECK_MS = 1000;
@@ -41,39 +39,17 @@ export async function listChanges(
   for (;;) {
     if (notifier.closed) return { events: [], cursor: after };
     const ws = await requireWorkspace(ctx.store, workspace);
-    const rows = await ctx.store.listChanges(ws.id, {
+    const rows = await ctx.store.wholeChanges(ws.id, {
       after,
-      limit: limit + 1,
+      limit,
       ...(dir === undefined ? {} : { dir }),
     });
     if (rows.length > 0) {
-      const events = await wholeChanges(rows, limit, ctx, ws.id, dir);
+      const events = rows.map(changeEvent);
       return { events, cursor: events.at(-1)?.seq ?? after };
     }
     const left = deadline - Date.now();
     if (left <= 0 || notifier.closed) return { events: [], cursor: after };
     await notifier.wait(workspace, Math.min(left, CROSS_PROCESS_RECHECK_MS));
   }
-}
-
-/** The first `limit` rows as events, cut at a change boundary. */
-async function wholeChanges(
-  rows: VersionRow[],
-  limit: number,
-  ctx: EngineContext,
-  workspaceId: string,
-  dir: string | undefined,
-): Promise<ChangeEvent[]> {
-  if (rows.length <= limit) return rows.map(changeEvent);
-  const page = rows.slice(0, limit);
-  const lastSeq = Number(page.at(-1)?.seq);
-  // The change at the cut continues on the next row: leave it for the next page…
-  const whole = page.filter((row) => Number(row.seq) !== lastSeq);
-  if (whole.length > 0) return whole.map(changeEvent);
-  // …unless it is the only one: then it comes whole, however large.
-  const all = await ctx.store.listChanges(workspaceId, {
-    atSeq: lastSeq,
-    ...(dir === undefined ? {} : { dir }),
-  });
-  return all.map(changeEvent);
 }

@@ -19,7 +19,6 @@ import {
 import type { Satchel } from '@satchel/client/operations/satchel.js';
 import * as accessOps from '../auth/access.js';
 import type { Actor } from '../kernel/actor.js';
-import { countQueued } from '../store/metadata/webhook-queries.js';
 import {
   Dispatcher,
   type WebhookDispatcher,
@@ -127,7 +126,7 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
   }
 
   webhookQueueDepth(): Promise<number> {
-    return countQueued(this.services.store.kysely);
+    return this.services.store.webhooks.countQueued();
   }
 
   close(): Promise<void> {

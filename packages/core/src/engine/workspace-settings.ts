@@ -10,7 +10,6 @@ import {
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { workspaceSettings } from '../kernel/workspace-settings.js';
 import type { SearchIndex } from '../search/indexer.js';
-import { dropSearchIndex, setWorkspaceSettings } from '../store/metadata/search-queries.js';
 
 function storedSettings(raw: string): Record<string, unknown> {
   try {
@@ -38,8 +37,8 @@ export async function updateWorkspace(
     const before = workspaceSettings(row.settings);
     const stored = storedSettings(row.settings);
     const after: WorkspaceSettings = { indexing: changes.indexing ?? before.indexing };
-    await setWorkspaceSettings(tx.kysely, row.id, JSON.stringify({ ...stored, ...after }));
-    if (after.indexing !== before.indexing) await dropSearchIndex(tx.kysely, row.id);
+    await tx.setWorkspaceSettings(row.id, JSON.stringify({ ...stored, ...after }));
+    if (after.indexing !== before.indexing) await tx.search.drop(row.id);
     return true;
   });
   index.schedule(name);

@@ -15,7 +15,6 @@ import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { iso } from '../kernel/records.js';
 import { workspaceSettings } from '../kernel/workspace-settings.js';
-import { putMember } from '../store/metadata/access-queries.js';
 import type { WorkspaceRow } from '../store/metadata/metadata-store.js';
 
 function workspaceOut(row: WorkspaceRow): Workspace {
@@ -38,11 +37,11 @@ export async function createWorkspace(
     const row = { id: randomUUID(), name, created_at: ctx.clock() };
     await tx.createWorkspace(row);
     // Whoever creates a workspace owns it (and may hand it over later: see auth/transfers.ts).
-    await putMember(tx.kysely, {
-      workspace_id: row.id,
-      principal_id: ctx.actor.principalId,
+    await tx.members.put({
+      workspaceId: row.id,
+      principalId: ctx.actor.principalId,
       role: 'owner',
-      created_at: row.created_at,
+      createdAt: row.created_at,
     });
     return { name, seq: 0, createdAt: iso(row.created_at) };
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createWorkspace } from '../engine/workspaces.js';
 import { writeFile } from '../engine/write.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
+import { rawDatabase } from '../store/metadata/testing.js';
 import { type LockEngine, openLockEngine, refusal } from '../test-support/lock-engine.js';
 import {
   type AcquireOptions,
@@ -148,7 +149,7 @@ describe('conflicts', () => {
     expect((await refusal(releaseLock(bob, e.waiters, 'ws', held.id))).code).toBe('FORBIDDEN');
     expect((await refusal(renewLock(bob, e.waiters, 'ws', held.id))).code).toBe('FORBIDDEN');
     expect(await breakLock(bob, e.waiters, 'ws', held.id)).toEqual(held);
-    const row = await e.store.kysely
+    const row = await rawDatabase(e.store)
       .selectFrom('locks')
       .select(['released_by', 'released_at'])
       .where('id', '=', held.id)

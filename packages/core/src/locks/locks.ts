@@ -6,18 +6,8 @@ import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '@satch
 import { type AcquireLock, AcquireLockSchema, type Lock } from '@satchel/client/schemas/index.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { iso } from '../kernel/records.js';
-import {
-  getLock,
-  getLockByToken,
-  insertLock,
-  type LockRow,
-  listLiveLocks,
-  markLockReleased,
-  newestLockAfter,
-  nextFence,
-  setLockExpiry,
-} from '../store/metadata/lock-queries.js';
 import type { MetadataQueries, MetadataTx } from '../store/metadata/metadata-store.js';
+import type { LockRecord } from '../store/metadata/records.js';
 import { conflicts, covers, type LockClaim, type LockTarget } from './lock-rules.js';
 import type { LockWaiters } from './lock-waiters.js';
 
@@ -39,32 +29,34 @@ const DEFAULT_TTL_SECONDS = 60;
 const LEASE = { durable: false } as const;
 const RenewOptionsSchema = AcquireLockSchema.pick({ ttlSeconds: true });
 
-function lockInfo(row: LockRow, workspace: string): LockInfo {
+function lockInfo(row: LockRecord, workspace: string): LockInfo {
   return {
     id: row.id,
     workspace,
     path: row.path,
     scope: row.scope,
     mode: row.mode,
-    token: Number(row.token),
+    token: row.token,
     holder: row.holder,
     session: row.session,
-    acquiredAt: iso(Number(row.acquired_at)),
-    expiresAt: iso(Number(row.expires_at)),
+    acquiredAt: iso(row.acquiredAt),
+    expiresAt: iso(row.expiresAt),
   };
 }
 
-const isLive = (row: LockRow, now: number): boolean =>
-  row.released_at === null && Number(row.expires_at) > now;
+const isLive = (row: LockRecord, now: number): boolean =>
+  row.releasedAt === null && row.expiresAt > now;
 
 /**
  * LOCKED naming the lock among `blockers` that stays longest, or, with none, the earlier waiting
  * request that goes first (then `holder`, `expiresAt` and `lockId` are null).
  */
-function heldError(path: string, blockers: readonly LockRow[], queued?: LockClaim): SatchelError {
-  const [first, ...others] = [...blockers].sort(
-    (a, b) => Number(b.expires_at) - Number(a.expires_at),
-  );
+function heldError(
+  path: string,
+  blockers: readonly LockRecord[],
+  queued?: LockClaim,
+): SatchelError {
+  const [first, ...others] = [...blockers].sort((a, b) => b.expiresAt - a.expiresAt);
   if (!first) {
     const what = queued ? `a ${queued.mode} ${queued.scope} lock on ${queued.path}` : 'a lock';
     return new SatchelError(
@@ -79,7 +71,7 @@ function heldError(path: string, blockers: readonly LockRow[], queued?: LockClai
       },
     );
   }
-  const expiresAt = iso(Number(first.expires_at));
+  const expiresAt = iso(first.expiresAt);
   const on =
     first.path === path && first.scope === 'file' ? '' : ` (${first.scope} lock on ${first.path})`;
   const more = others.length > 0 ? `, and ${others.length} more lock(s)` : '';
@@ -90,7 +82,7 @@ function heldError(path: string, blockers: readonly LockRow[], queued?: LockClai
   );
 }
 
-type Acquired = { readonly row: LockRow } | { readonly blockers: LockRow[] };
+type Acquired = { readonly row: LockRecord } | { readonly blockers: LockRecord[] };
 
 /** One try, inside a transaction: grant the claim with the next token, or report what blocks it. */
 async function tryAcquire(
@@ -103,24 +95,24 @@ async function tryAcquire(
 ): Promise<Acquired> {
   const ws = await requireWorkspace(tx, workspace);
   const now = ctx.clock();
-  const live = await listLiveLocks(tx.kysely, ws.id, now, claim);
+  const live = await tx.locks.live(ws.id, now, claim);
   // Holder identity is ignored on purpose: re-acquiring what you hold conflicts unless both are
   // shared, so one principal's concurrent workers exclude each other too.
   const blockers = live.filter((lock) => conflicts(lock, claim));
   if (blockers.length > 0) return { blockers };
-  const row: LockRow = {
+  const row: LockRecord = {
     id: randomUUID(),
-    workspace_id: ws.id,
+    workspaceId: ws.id,
     ...claim,
-    token: await nextFence(tx.kysely, ws.id),
+    token: await tx.locks.nextFence(ws.id),
     holder: ctx.actor.name,
     session,
-    acquired_at: now,
-    expires_at: now + ttlMs,
-    released_at: null,
-    released_by: null,
+    acquiredAt: now,
+    expiresAt: now + ttlMs,
+    releasedAt: null,
+    releasedBy: null,
   };
-  await insertLock(tx.kysely, row);
+  await tx.locks.insert(row);
   return { row };
 }
 
@@ -150,7 +142,7 @@ export async function acquireLock(
   const attempt = () =>
     ctx.commit((tx) => tryAcquire(tx, ctx, workspace, claim, ttlMs, session), LEASE);
   const blockersNow = async () =>
-    (await listLiveLocks(ctx.store.kysely, ws.id, ctx.clock(), claim)).filter((lock) =>
+    (await ctx.store.locks.live(ws.id, ctx.clock(), claim)).filter((lock) =>
       conflicts(lock, claim),
     );
   const waitMs = (options.waitSeconds ?? 0) * 1000;
@@ -164,7 +156,7 @@ export async function acquireLock(
   const row = await waiters.serve(ws.id, claim, ctx.clock() + waitMs, async () => {
     const outcome = await attempt();
     if ('row' in outcome) return { done: true, value: outcome.row };
-    return { done: false, retryAt: Math.min(...outcome.blockers.map((b) => Number(b.expires_at))) };
+    return { done: false, retryAt: Math.min(...outcome.blockers.map((b) => b.expiresAt)) };
   });
   if (row) return lockInfo(row, workspace);
   throw heldError(path, await blockersNow());
@@ -176,8 +168,8 @@ async function requireLiveLock(
   workspaceId: string,
   lockId: string,
   now: number,
-): Promise<LockRow> {
-  const row = typeof lockId === 'string' ? await getLock(q.kysely, workspaceId, lockId) : undefined;
+): Promise<LockRecord> {
+  const row = typeof lockId === 'string' ? await q.locks.get(workspaceId, lockId) : undefined;
   if (!row || !isLive(row, now)) {
     throw new SatchelError(
       'NOT_FOUND',
@@ -188,7 +180,7 @@ async function requireLiveLock(
   return row;
 }
 
-function requireHolder(ctx: EngineContext, row: LockRow, verb: string): void {
+function requireHolder(ctx: EngineContext, row: LockRecord, verb: string): void {
   if (row.holder === ctx.actor.name) return;
   throw new SatchelError(
     'FORBIDDEN',
@@ -216,12 +208,12 @@ export async function renewLock(
     const now = ctx.clock();
     const current = await requireLiveLock(tx, ws.id, lockId, now);
     requireHolder(ctx, current, 'renew');
-    await setLockExpiry(tx.kysely, current.id, now + ttlMs);
-    const renewed = { ...current, expires_at: now + ttlMs };
-    return { row: renewed, shortened: renewed.expires_at < Number(current.expires_at) };
+    await tx.locks.setExpiry(current.id, now + ttlMs);
+    const renewed = { ...current, expiresAt: now + ttlMs };
+    return { row: renewed, shortened: renewed.expiresAt < current.expiresAt };
   }, LEASE);
   // Waiters sleep until the old expiry; a shorter lease must wake them sooner.
-  if (shortened) waiters.notify(row.workspace_id);
+  if (shortened) waiters.notify(row.workspaceId);
   return lockInfo(row, workspace);
 }
 
@@ -238,14 +230,14 @@ export async function releaseLock(
     const now = ctx.clock();
     const row = await requireLiveLock(tx, ws.id, lockId, now);
     requireHolder(ctx, row, 'release');
-    await markLockReleased(tx.kysely, row.id, now, ctx.actor.name);
+    await tx.locks.markReleased(row.id, now, ctx.actor.name);
     return ws.id;
   }, LEASE);
   waiters.notify(workspaceId);
 }
 
 /**
- * Ends someone's live lock, recording the caller as `released_by`; returns the lock as it was.
+ * Ends someone's live lock, recording the caller as `releasedBy`; returns the lock as it was.
  * Only authorisation (owners) is the caller's job. Errors: NOT_FOUND.
  */
 export async function breakLock(
@@ -259,10 +251,10 @@ export async function breakLock(
     const ws = await requireWorkspace(tx, workspace);
     const now = ctx.clock();
     const live = await requireLiveLock(tx, ws.id, lockId, now);
-    await markLockReleased(tx.kysely, live.id, now, ctx.actor.name);
+    await tx.locks.markReleased(live.id, now, ctx.actor.name);
     return live;
   });
-  waiters.notify(row.workspace_id);
+  waiters.notify(row.workspaceId);
   return lockInfo(row, workspace);
 }
 
@@ -279,7 +271,7 @@ export async function listLocks(
   const path = options?.path === undefined ? undefined : normalizePath(options.path);
   const ws = await requireWorkspace(ctx.store, workspace);
   const target: LockTarget | undefined = path === undefined ? undefined : { path, scope: 'tree' };
-  const rows = await listLiveLocks(ctx.store.kysely, ws.id, ctx.clock(), target);
+  const rows = await ctx.store.locks.live(ws.id, ctx.clock(), target);
   return rows.map((row) => lockInfo(row, workspace));
 }
 
@@ -294,22 +286,22 @@ async function staleToken(
   path: string,
   now: number,
 ): Promise<{ cause: StaleCause; why: string; supersededBy?: number } | null> {
-  const lock = await getLockByToken(tx.kysely, workspaceId, token);
+  const lock = await tx.locks.byToken(workspaceId, token);
   if (!lock) return { cause: 'unknown', why: 'no lock in this workspace has that token' };
   if (lock.holder !== holder) return { cause: 'not_holder', why: `it is ${lock.holder}'s lock` };
   if (!isLive(lock, now)) {
-    const by = lock.released_by === lock.holder ? 'released' : `broken by ${lock.released_by}`;
+    const by = lock.releasedBy === lock.holder ? 'released' : `broken by ${lock.releasedBy}`;
     const ended =
-      lock.released_at === null
-        ? `it expired at ${iso(Number(lock.expires_at))}`
-        : `it was ${by} at ${iso(Number(lock.released_at))}`;
-    const newer = await newestLockAfter(tx.kysely, workspaceId, token, lock);
+      lock.releasedAt === null
+        ? `it expired at ${iso(lock.expiresAt)}`
+        : `it was ${by} at ${iso(lock.releasedAt)}`;
+    const newer = await tx.locks.newestAfter(workspaceId, token, lock);
     if (newer) {
-      const supersededBy = Number(newer.token);
+      const supersededBy = newer.token;
       const why = `${ended} and was superseded by token ${supersededBy} (${newer.holder})`;
       return { cause: 'superseded', why, supersededBy };
     }
-    return { cause: lock.released_at === null ? 'expired' : 'released', why: ended };
+    return { cause: lock.releasedAt === null ? 'expired' : 'released', why: ended };
   }
   if (!covers(lock, path)) {
     return {
@@ -354,7 +346,7 @@ export async function checkWriteLocks(
     }
   }
   const reach: LockTarget = { path: target.path, scope: target.tree ? 'tree' : 'file' };
-  const live = await listLiveLocks(tx.kysely, workspaceId, now, reach);
+  const live = await tx.locks.live(workspaceId, now, reach);
   const blockers = live.filter((lock) => lock.mode === 'exclusive' && lock.holder !== me);
   if (blockers.length > 0) throw heldError(target.path, blockers);
 }

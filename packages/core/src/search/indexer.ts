@@ -20,20 +20,7 @@ import type {
   MetadataTx,
   WorkspaceRow,
 } from '../store/metadata/metadata-store.js';
-import {
-  countPassages,
-  deletePassagesOf,
-  dropSearchIndex,
-  getSearchState,
-  indexedSeqOf,
-  insertPassages,
-  type NewPassage,
-  passagesWithoutVector,
-  putSearchState,
-  type SearchStateRow,
-  setVector,
-  setVectorError,
-} from '../store/metadata/search-queries.js';
+import type { NewPassage, SearchStateRecord } from '../store/metadata/records.js';
 import { chunkText } from './chunk.js';
 import { type EmbeddingProvider, vectorBytes } from './embeddings.js';
 import type { ChatProvider } from './llm.js';
@@ -116,7 +103,7 @@ export class SearchIndex {
   /** Drops the index of `ws` and rebuilds it, for at most `ms`; the rest follows in the background. */
   async reindex(ws: WorkspaceRow, ms: number): Promise<void> {
     await this.#serial(ws.id, () =>
-      this.#committer.run((tx) => dropSearchIndex(tx.kysely, ws.id), { durable: false }),
+      this.#committer.run((tx) => tx.search.drop(ws.id), { durable: false }),
     );
     await this.catchUp(ws, Date.now() + ms);
     this.schedule(ws.name);
@@ -124,29 +111,29 @@ export class SearchIndex {
 
   /** The seq up to which the index reflects `ws` (cheap: for every search result). */
   async indexedSeq(ws: WorkspaceRow): Promise<number> {
-    const state = await getSearchState(this.#store.kysely, ws.id);
-    return Number(state?.indexed_seq ?? 0);
+    const state = await this.#store.search.state(ws.id);
+    return state?.indexedSeq ?? 0;
   }
 
   async status(ws: WorkspaceRow): Promise<SearchStatus> {
     const enabled = workspaceSettings(ws.settings).indexing === 'on';
-    const state = await getSearchState(this.#store.kysely, ws.id);
-    const counts = await countPassages(this.#store.kysely, ws.id);
+    const state = await this.#store.search.state(ws.id);
+    const counts = await this.#store.search.countPassages(ws.id);
     const headSeq = Number(ws.seq);
-    const indexedSeq = enabled ? Number(state?.indexed_seq ?? 0) : 0;
+    const indexedSeq = enabled ? (state?.indexedSeq ?? 0) : 0;
     return {
       enabled,
       indexedSeq,
       headSeq,
       lag: enabled ? Math.max(0, headSeq - indexedSeq) : 0,
-      rebuilding: enabled && (state === undefined || state.rebuild_seq !== null) && headSeq > 0,
+      rebuilding: enabled && (state === undefined || state.rebuildSeq !== null) && headSeq > 0,
       passages: counts.passages,
       files: counts.files,
       vectors: this.embeddings
         ? {
             model: this.embeddings.model,
             pending: counts.pending,
-            error: state?.vector_error ?? null,
+            error: state?.vectorError ?? null,
           }
         : null,
     };
@@ -170,59 +157,51 @@ export class SearchIndex {
 
   /** One step: a rebuild page or a page of the feed. False when there was nothing to do. */
   async #step(ws: WorkspaceRow): Promise<boolean> {
-    const db = this.#store.kysely;
-    const state = await getSearchState(db, ws.id);
+    const state = await this.#store.search.state(ws.id);
     if (state === undefined) {
       // No index yet: rebuild from the current files as they are at this head.
-      const fresh: SearchStateRow = {
-        workspace_id: ws.id,
-        indexed_seq: 0,
-        rebuild_seq: Number(ws.seq),
-        rebuild_after: '',
-        vector_error: null,
+      const fresh: SearchStateRecord = {
+        workspaceId: ws.id,
+        indexedSeq: 0,
+        rebuildSeq: Number(ws.seq),
+        rebuildAfter: '',
+        vectorError: null,
       };
       await this.#commit(undefined, async (tx) => {
-        await dropSearchIndex(tx.kysely, ws.id);
-        await putSearchState(tx.kysely, fresh);
+        await tx.search.drop(ws.id);
+        await tx.search.putState(fresh);
       });
       return true;
     }
-    if (state.rebuild_seq !== null) return this.#rebuildPage(ws, state);
+    if (state.rebuildSeq !== null) return this.#rebuildPage(ws, state);
     return this.#feedPage(ws, state);
   }
 
-  async #rebuildPage(ws: WorkspaceRow, state: SearchStateRow): Promise<boolean> {
-    const after = state.rebuild_after === '' ? null : state.rebuild_after;
+  async #rebuildPage(ws: WorkspaceRow, state: SearchStateRecord): Promise<boolean> {
+    const after = state.rebuildAfter === '' ? null : state.rebuildAfter;
     const entries = await this.#store.listEntries(ws.id, '/', true, after, REBUILD_PAGE);
     const files = entries.filter((e) => e.type === 'file');
     const passages = new Map<string, NewPassage[]>();
     for (const entry of files) passages.set(entry.path, await this.#passagesOf(ws.id, entry));
     const last = entries.at(-1);
     const done = entries.length < REBUILD_PAGE || last === undefined;
-    const next: SearchStateRow = done
-      ? { ...state, indexed_seq: Number(state.rebuild_seq), rebuild_seq: null, rebuild_after: null }
-      : { ...state, rebuild_after: last.path };
+    const next: SearchStateRecord = done
+      ? { ...state, indexedSeq: Number(state.rebuildSeq), rebuildSeq: null, rebuildAfter: null }
+      : { ...state, rebuildAfter: last.path };
     await this.#commit(state, async (tx) => {
       for (const [path, rows] of passages) {
-        await deletePassagesOf(tx.kysely, ws.id, path);
-        await insertPassages(tx.kysely, rows);
+        await tx.search.deletePassagesOf(ws.id, path);
+        await tx.search.insertPassages(rows);
       }
-      await putSearchState(tx.kysely, next);
+      await tx.search.putState(next);
     });
     return true;
   }
 
-  async #feedPage(ws: WorkspaceRow, state: SearchStateRow): Promise<boolean> {
-    const after = Number(state.indexed_seq);
-    let rows = await this.#store.listChanges(ws.id, { after, limit: FEED_PAGE + 1 });
+  async #feedPage(ws: WorkspaceRow, state: SearchStateRecord): Promise<boolean> {
+    const after = state.indexedSeq;
+    const rows = await this.#store.wholeChanges(ws.id, { after, limit: FEED_PAGE });
     if (rows.length === 0) return false;
-    if (rows.length > FEED_PAGE) {
-      // Never split one change: leave the change at the cut for the next page…
-      const lastSeq = Number(rows.at(-1)?.seq);
-      const whole = rows.filter((r) => Number(r.seq) !== lastSeq);
-      // …unless it is the only one: then take it whole, however large.
-      rows = whole.length > 0 ? whole : await this.#store.listChanges(ws.id, { atSeq: lastSeq });
-    }
     const indexedSeq = Number(rows.at(-1)?.seq ?? after);
     const paths = [...new Set(rows.map((r) => r.path))];
     const entries = new Map<string, EntryRow>();
@@ -235,7 +214,7 @@ export class SearchIndex {
       const entry = entries.get(path);
       if (entry?.type === 'file') {
         // Already indexed at this version (a rebuild got there first): nothing to redo.
-        if ((await indexedSeqOf(this.#store.kysely, ws.id, path)) === Number(entry.seq)) continue;
+        if ((await this.#store.search.indexedSeqOf(ws.id, path)) === Number(entry.seq)) continue;
         changes.set(path, await this.#passagesOf(ws.id, entry));
       } else {
         changes.set(path, []);
@@ -243,10 +222,10 @@ export class SearchIndex {
     }
     await this.#commit(state, async (tx) => {
       for (const [path, passages] of changes) {
-        await deletePassagesOf(tx.kysely, ws.id, path);
-        await insertPassages(tx.kysely, passages);
+        await tx.search.deletePassagesOf(ws.id, path);
+        await tx.search.insertPassages(passages);
       }
-      await putSearchState(tx.kysely, { ...state, indexed_seq: indexedSeq });
+      await tx.search.putState({ ...state, indexedSeq });
     });
     return true;
   }
@@ -257,20 +236,18 @@ export class SearchIndex {
    * commits are relaxed: a crash loses at most the last steps, and the cursor with them.
    */
   async #commit(
-    expected: SearchStateRow | undefined,
+    expected: SearchStateRecord | undefined,
     op: (tx: MetadataTx) => Promise<void>,
   ): Promise<void> {
     await this.#committer.run(
       async (tx) => {
-        const current = expected
-          ? await getSearchState(tx.kysely, expected.workspace_id)
-          : undefined;
+        const current = expected ? await tx.search.state(expected.workspaceId) : undefined;
         if (
           expected &&
           (current === undefined ||
-            Number(current.indexed_seq) !== Number(expected.indexed_seq) ||
-            current.rebuild_seq !== expected.rebuild_seq ||
-            current.rebuild_after !== expected.rebuild_after)
+            current.indexedSeq !== expected.indexedSeq ||
+            current.rebuildSeq !== expected.rebuildSeq ||
+            current.rebuildAfter !== expected.rebuildAfter)
         ) {
           return;
         }
@@ -299,11 +276,11 @@ export class SearchIndex {
     const data = Buffer.concat(pieces);
     if (isBinary(data)) return [];
     return chunkText(data.toString('utf8')).map((p) => ({
-      workspace_id: workspaceId,
+      workspaceId,
       path: entry.path,
       seq: Number(entry.seq),
-      line_start: p.lineStart,
-      line_end: p.lineEnd,
+      lineStart: p.lineStart,
+      lineEnd: p.lineEnd,
       text: p.text,
     }));
   }
@@ -313,7 +290,7 @@ export class SearchIndex {
     const provider = this.embeddings;
     if (!provider) return;
     while (!this.#closed && Date.now() < deadline) {
-      const pending = await passagesWithoutVector(this.#store.kysely, workspaceId, EMBED_BATCH);
+      const pending = await this.#store.search.withoutVector(workspaceId, EMBED_BATCH);
       if (pending.length === 0) return;
       let vectors: Float32Array[];
       try {
@@ -323,7 +300,7 @@ export class SearchIndex {
         }
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        await this.#committer.run((tx) => setVectorError(tx.kysely, workspaceId, message), {
+        await this.#committer.run((tx) => tx.search.setVectorError(workspaceId, message), {
           durable: false,
         });
         return;
@@ -332,9 +309,9 @@ export class SearchIndex {
         async (tx) => {
           for (const [i, passage] of pending.entries()) {
             const vector = vectors[i];
-            if (vector) await setVector(tx.kysely, passage.id, vectorBytes(vector));
+            if (vector) await tx.search.setVector(passage.id, vectorBytes(vector));
           }
-          await setVectorError(tx.kysely, workspaceId, null);
+          await tx.search.setVectorError(workspaceId, null);
         },
         { durable: false },
       );

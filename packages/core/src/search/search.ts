@@ -17,11 +17,7 @@ import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { workspaceSettings } from '../kernel/workspace-settings.js';
 import type { PassageMatch } from '../store/metadata/dialect.js';
 import type { WorkspaceRow } from '../store/metadata/metadata-store.js';
-import {
-  type PassageRow,
-  passagesByIds,
-  passageVectors,
-} from '../store/metadata/search-queries.js';
+import type { PassageRecord } from '../store/metadata/records.js';
 import { bytesVector, cosine, vectorBytes } from './embeddings.js';
 import type { SearchIndex } from './indexer.js';
 import { reciprocalRankFusion } from './rank.js';
@@ -71,17 +67,11 @@ export function requireIndexing(ws: WorkspaceRow): void {
   }
 }
 
-function hitOf(row: PassageMatch | PassageRow, snippet: string, score: number): SearchHit {
-  const r = row as Partial<PassageMatch> & Partial<PassageRow>;
+function hitOf(row: PassageMatch | PassageRecord, snippet: string, score: number): SearchHit {
   return {
-    citation: {
-      path: String(r.path),
-      seq: Number(r.seq),
-      lineStart: Number(r.lineStart ?? r.line_start),
-      lineEnd: Number(r.lineEnd ?? r.line_end),
-    },
+    citation: { path: row.path, seq: row.seq, lineStart: row.lineStart, lineEnd: row.lineEnd },
     snippet,
-    text: String(r.text),
+    text: row.text,
     score,
   };
 }
@@ -110,7 +100,7 @@ export async function searchPassages(
   const ws = await requireWorkspace(ctx.store, workspace);
   const scope = dir === '/' ? undefined : { path: dir, ...descendantRange(dir) };
   const embeddings = index.embeddings;
-  const lexical = await ctx.store.dialect.fullText.search(ctx.store.kysely, {
+  const lexical = await ctx.store.search.match({
     workspaceId: ws.id,
     terms,
     ...(scope === undefined ? {} : { scope }),
@@ -151,11 +141,11 @@ async function hybridHits(
   } catch {
     return null;
   }
-  const stored = await passageVectors(ctx.store.kysely, ws.id, dir);
+  const stored = await ctx.store.search.vectors(ws.id, dir);
   const semantic = stored
     .map((p) => ({
-      id: Number(p.id),
-      similarity: p.vector ? cosine(queryVector, bytesVector(p.vector)) : 0,
+      id: p.id,
+      similarity: cosine(queryVector, bytesVector(p.vector)),
     }))
     .sort((a, b) => b.similarity - a.similarity)
     .slice(0, CANDIDATES);
@@ -165,7 +155,7 @@ async function hybridHits(
   );
   const matched = new Map(lexical.map((m) => [m.id, m]));
   const missing = fused.map((f) => f.id).filter((id) => !matched.has(id));
-  const rows = new Map((await passagesByIds(ctx.store.kysely, missing)).map((r) => [r.id, r]));
+  const rows = new Map((await ctx.store.search.passagesByIds(missing)).map((r) => [r.id, r]));
   const hits: SearchHit[] = [];
   for (const { id, score } of fused) {
     const match = matched.get(id);

@@ -10,6 +10,7 @@ import { GroupCommitter } from '../store/group-commit.js';
 import { MemoryBlobStore } from '../store/memory-blob-store.js';
 import { MetadataStore } from '../store/metadata/metadata-store.js';
 import { openSqlite, SQLITE_DIALECT } from '../store/metadata/sqlite.js';
+import { rawDatabase } from '../store/metadata/testing.js';
 import { tempDir } from './temp.js';
 
 const closers: Array<() => Promise<void>> = [];
@@ -62,7 +63,7 @@ export async function openLockEngine(options: LockEngineOptions = {}): Promise<L
   };
   closers.push(close);
   const as = async (name: string): Promise<EngineContext> => {
-    await store.kysely
+    await rawDatabase(store)
       .insertInto('principals')
       .values({ id: `id-${name}`, name, kind: 'agent', created_at: 0 })
       .onConflict((oc) => oc.column('id').doNothing())

@@ -12,8 +12,8 @@ import type { ChangeNotifier } from '../kernel/change-notifier.js';
 import { iso } from '../kernel/records.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type { MetadataStore } from '../store/metadata/metadata-store.js';
-import * as q from '../store/metadata/webhook-queries.js';
-import { ACTIVE_STATUSES, type DeliveryRow } from '../store/metadata/webhook-queries.js';
+import type { DeliveryRecord, DeliveryState } from '../store/metadata/records.js';
+import { ACTIVE_STATUSES } from '../store/metadata/webhook-queries.js';
 import { type AttemptResult, postOnce } from './deliver.js';
 import { enqueueAll } from './enqueue.js';
 import { AllowList } from './ssrf.js';
@@ -126,7 +126,7 @@ export class Dispatcher implements WebhookDispatcher {
   }
 
   queueDepth(): Promise<number> {
-    return q.countQueued(this.#deps.store.kysely);
+    return this.#deps.store.webhooks.countQueued();
   }
 
   async stop(): Promise<void> {
@@ -147,7 +147,7 @@ export class Dispatcher implements WebhookDispatcher {
       try {
         const { store, committer, clock } = this.#deps;
         await enqueueAll(store, committer, clock);
-        this.#workspaces = (await q.enabledWebhooks(store.kysely)).map((h) => h.workspace_name);
+        this.#workspaces = (await store.webhooks.enabled()).map((h) => h.workspaceName);
         await this.#startDue();
       } catch (error) {
         if (this.#stopped) break;
@@ -163,7 +163,7 @@ export class Dispatcher implements WebhookDispatcher {
     let delay = this.#pollMs;
     if (this.#inFlight.size < this.#concurrency) {
       const busy = [...this.#inFlight.keys()];
-      const due = await q.nextDueAt(this.#deps.store.kysely, busy).catch(() => null);
+      const due = await this.#deps.store.webhooks.nextDueAt(busy).catch(() => null);
       if (due !== null) delay = Math.max(0, Math.min(delay, due - this.#deps.clock()));
     }
     if (delay === 0) return;
@@ -185,7 +185,7 @@ export class Dispatcher implements WebhookDispatcher {
     const free = this.#concurrency - this.#inFlight.size;
     if (free <= 0 || this.#stopped) return;
     const { store, clock } = this.#deps;
-    const due = await q.dueDeliveries(store.kysely, clock(), free, [...this.#inFlight.keys()]);
+    const due = await store.webhooks.due(clock(), free, [...this.#inFlight.keys()]);
     for (const row of due) {
       if (this.#stopped) return;
       const attempt = this.#attempt(row)
@@ -198,19 +198,15 @@ export class Dispatcher implements WebhookDispatcher {
     }
   }
 
-  async #attempt(row: DeliveryRow): Promise<void> {
+  async #attempt(row: DeliveryRecord): Promise<void> {
     const { store, hooks, clock } = this.#deps;
-    const hook = await store.kysely
-      .selectFrom('webhooks')
-      .selectAll()
-      .where('id', '=', row.webhook_id)
-      .executeTakeFirst();
+    const hook = await store.webhooks.byId(row.workspaceId, row.webhookId);
     // Deleted or disabled since it was queued: its deliveries are gone or dead already.
-    if (hook?.enabled !== 1) return;
+    if (!hook?.enabled) return;
     let result: AttemptResult;
     const at = clock();
     try {
-      const secret = await hooks.secrets.open(hook.secret_ciphertext, hook.id);
+      const secret = await hooks.secrets.open(hook.secretCiphertext, hook.id);
       const timestamp = new Date(at);
       const headers = {
         'webhook-id': row.id,
@@ -232,57 +228,48 @@ export class Dispatcher implements WebhookDispatcher {
   }
 
   /** Logs the attempt and moves the delivery on: delivered, retried later, or dead. */
-  async #record(row: DeliveryRow, at: number, result: AttemptResult): Promise<void> {
+  async #record(row: DeliveryRecord, at: number, result: AttemptResult): Promise<void> {
     const now = this.#deps.clock();
-    const attempt = Number(row.attempts) + 1;
+    const attempt = row.attempts + 1;
     const gone = result.status === 410;
     const delay = this.#schedule[attempt - 1];
-    const change: Parameters<typeof q.recordAttempt>[2] =
+    const change: DeliveryState =
       result.error === null
         ? {
             status: 'delivered',
-            next_attempt_at: null,
-            last_status: result.status,
-            last_error: null,
-            delivered_at: now,
+            nextAttemptAt: null,
+            lastStatus: result.status,
+            lastError: null,
+            deliveredAt: now,
           }
         : {
             status: gone || delay === undefined ? 'dead' : 'failed',
-            next_attempt_at: gone || delay === undefined ? null : now + this.#jittered(delay),
-            last_status: result.status,
-            last_error: result.error,
-            delivered_at: null,
+            nextAttemptAt: gone || delay === undefined ? null : now + this.#jittered(delay),
+            lastStatus: result.status,
+            lastError: result.error,
+            deliveredAt: null,
           };
     await this.#deps.committer.run(async (tx) => {
-      const current = await q.deliveryById(tx.kysely, row.id);
+      const current = await tx.webhooks.delivery(row.id);
       if (!current) return;
       const active = (ACTIVE_STATUSES as readonly string[]).includes(current.status);
-      await q.recordAttempt(
-        tx.kysely,
+      await tx.webhooks.recordAttempt(
         {
-          delivery_id: row.id,
-          workspace_id: row.workspace_id,
+          deliveryId: row.id,
+          workspaceId: row.workspaceId,
           attempt,
           at,
           status: result.status,
           error: result.error,
-          duration_ms: result.durationMs,
+          durationMs: result.durationMs,
         },
         // Ended meanwhile (the subscription was disabled): log the attempt, keep the ending.
-        active
-          ? change
-          : {
-              status: current.status,
-              next_attempt_at: current.next_attempt_at,
-              last_status: current.last_status,
-              last_error: current.last_error,
-              delivered_at: current.delivered_at,
-            },
+        active ? change : current,
       );
       if (gone && active) {
         const reason = `the endpoint answered 410 Gone at ${iso(now)}`;
-        await q.updateWebhook(tx.kysely, row.webhook_id, { enabled: 0, disabled_reason: reason });
-        await q.killActiveDeliveries(tx.kysely, row.webhook_id, reason);
+        await tx.webhooks.update(row.webhookId, { enabled: false, disabledReason: reason });
+        await tx.webhooks.killActive(row.webhookId, reason);
       }
     });
   }

@@ -25,8 +25,12 @@ import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { iso } from '../kernel/records.js';
 import type { MetadataQueries } from '../store/metadata/metadata-store.js';
-import type { AttemptRow, DeliveryRow, WebhookRow } from '../store/metadata/webhook-queries.js';
-import * as q from '../store/metadata/webhook-queries.js';
+import type {
+  AttemptRecord,
+  DeliveryRecord,
+  WebhookChange,
+  WebhookRecord,
+} from '../store/metadata/records.js';
 import { generateWebhookSecret, type SecretBox } from './secret-box.js';
 import { type AllowList, checkWebhookUrl, type Resolver, resolveAll } from './ssrf.js';
 
@@ -52,50 +56,50 @@ export function webhookServices(
 
 /** Whether an event goes to a subscription: its type is subscribed and its path matches the glob. */
 export function webhookFilter(
-  row: Pick<WebhookRow, 'events' | 'path_glob'>,
+  hook: Pick<WebhookRecord, 'events' | 'pathGlob'>,
 ): (type: string, path: string) => boolean {
-  const events = new Set(JSON.parse(row.events) as string[]);
-  const glob = row.path_glob;
+  const events = new Set(hook.events);
+  const glob = hook.pathGlob;
   // Like `list`'s glob: matched against the path without its leading "/", dotfiles included.
   const isMatch = glob === null ? () => true : picomatch(glob.replace(/^\/+/, ''), { dot: true });
   return (type, path) => events.has(type) && isMatch(path.slice(1));
 }
 
-function webhookOut(row: WebhookRow, workspace: string): Webhook {
+function webhookOut(hook: WebhookRecord, workspace: string): Webhook {
   return {
-    id: row.id,
+    id: hook.id,
     workspace,
-    url: row.url,
-    events: JSON.parse(row.events) as VersionOp[],
-    path: row.path_glob,
-    description: row.description,
-    enabled: row.enabled === 1,
-    disabledReason: row.disabled_reason,
-    createdAt: iso(Number(row.created_at)),
-    createdBy: row.created_by,
+    url: hook.url,
+    events: [...hook.events] as VersionOp[],
+    path: hook.pathGlob,
+    description: hook.description,
+    enabled: hook.enabled,
+    disabledReason: hook.disabledReason,
+    createdAt: iso(hook.createdAt),
+    createdBy: hook.createdBy,
   };
 }
 
-function deliveryOut(row: DeliveryRow, attempts: readonly AttemptRow[]): WebhookDelivery {
-  const at = (ms: number | null) => (ms === null ? null : iso(Number(ms)));
+function deliveryOut(row: DeliveryRecord, attempts: readonly AttemptRecord[]): WebhookDelivery {
+  const at = (ms: number | null) => (ms === null ? null : iso(ms));
   return {
     id: row.id,
-    webhookId: row.webhook_id,
-    eventSeq: Number(row.event_seq),
-    eventType: row.event_type,
-    path: row.event_path,
+    webhookId: row.webhookId,
+    eventSeq: row.eventSeq,
+    eventType: row.eventType,
+    path: row.eventPath,
     status: row.status,
-    attempts: Number(row.attempts),
-    nextAttemptAt: at(row.next_attempt_at),
-    lastStatus: row.last_status === null ? null : Number(row.last_status),
-    lastError: row.last_error,
-    createdAt: iso(Number(row.created_at)),
-    deliveredAt: at(row.delivered_at),
+    attempts: row.attempts,
+    nextAttemptAt: at(row.nextAttemptAt),
+    lastStatus: row.lastStatus,
+    lastError: row.lastError,
+    createdAt: iso(row.createdAt),
+    deliveredAt: at(row.deliveredAt),
     log: attempts.map((a) => ({
-      at: iso(Number(a.at)),
-      status: a.status === null ? null : Number(a.status),
+      at: iso(a.at),
+      status: a.status,
       error: a.error,
-      durationMs: Number(a.duration_ms),
+      durationMs: a.durationMs,
     })),
   };
 }
@@ -108,8 +112,8 @@ async function requireWebhook(
   db: MetadataQueries,
   workspaceId: string,
   id: string,
-): Promise<WebhookRow> {
-  const row = await q.webhookById(db.kysely, workspaceId, id);
+): Promise<WebhookRecord> {
+  const row = await db.webhooks.byId(workspaceId, id);
   if (!row) throw webhookNotFound(id);
   return row;
 }
@@ -133,7 +137,7 @@ export async function createWebhook(
   const events = [...new Set(options.events ?? VersionOpSchema.options)];
   return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
-    const existing = await q.listWebhooks(tx.kysely, ws.id);
+    const existing = await tx.webhooks.list(ws.id);
     if (existing.length >= MAX_WEBHOOKS_PER_WORKSPACE) {
       throw new SatchelError(
         'TOO_LARGE',
@@ -141,28 +145,28 @@ export async function createWebhook(
         { limit: MAX_WEBHOOKS_PER_WORKSPACE },
       );
     }
-    const row: WebhookRow = {
+    const row: WebhookRecord = {
       id,
-      workspace_id: ws.id,
+      workspaceId: ws.id,
       url: url.href,
-      events: JSON.stringify(events),
-      path_glob: options.path ?? null,
+      events,
+      pathGlob: options.path ?? null,
       description: options.description ?? null,
-      secret_ciphertext: sealed,
-      enabled: 1,
-      disabled_reason: null,
+      secretCiphertext: sealed,
+      enabled: true,
+      disabledReason: null,
       cursor: Number(ws.seq),
-      created_at: ctx.clock(),
-      created_by: ctx.actor.name,
+      createdAt: ctx.clock(),
+      createdBy: ctx.actor.name,
     };
-    await q.insertWebhook(tx.kysely, row);
+    await tx.webhooks.insert(row);
     return { ...webhookOut(row, ws.name), secret };
   });
 }
 
 export async function listWebhooks(ctx: EngineContext, workspace: string): Promise<Webhook[]> {
   const ws = await requireWorkspace(ctx.store, workspace);
-  return (await q.listWebhooks(ctx.store.kysely, ws.id)).map((row) => webhookOut(row, ws.name));
+  return (await ctx.store.webhooks.list(ws.id)).map((row) => webhookOut(row, ws.name));
 }
 
 export async function getWebhook(
@@ -194,19 +198,19 @@ export async function updateWebhook(
   return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     const row = await requireWebhook(tx, ws.id, id);
-    const next: Partial<WebhookRow> = {};
+    const next: { -readonly [K in keyof WebhookChange]: WebhookChange[K] } = {};
     if (url !== undefined) next.url = url;
-    if (options.events !== undefined) next.events = JSON.stringify([...new Set(options.events)]);
-    if (options.path !== undefined) next.path_glob = options.path;
+    if (options.events !== undefined) next.events = [...new Set(options.events)];
+    if (options.path !== undefined) next.pathGlob = options.path;
     if (options.description !== undefined) next.description = options.description;
-    if (options.enabled === true && row.enabled === 0) {
-      Object.assign(next, { enabled: 1, disabled_reason: null, cursor: Number(ws.seq) });
-    } else if (options.enabled === false && row.enabled === 1) {
+    if (options.enabled === true && !row.enabled) {
+      Object.assign(next, { enabled: true, disabledReason: null, cursor: Number(ws.seq) });
+    } else if (options.enabled === false && row.enabled) {
       const reason = `disabled by ${ctx.actor.name}`;
-      Object.assign(next, { enabled: 0, disabled_reason: reason });
-      await q.killActiveDeliveries(tx.kysely, id, reason);
+      Object.assign(next, { enabled: false, disabledReason: reason });
+      await tx.webhooks.killActive(id, reason);
     }
-    if (Object.keys(next).length > 0) await q.updateWebhook(tx.kysely, id, next);
+    await tx.webhooks.update(id, next);
     return webhookOut({ ...row, ...next }, ws.name);
   });
 }
@@ -220,7 +224,7 @@ export async function deleteWebhook(
   await ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     await requireWebhook(tx, ws.id, id);
-    await q.deleteWebhook(tx.kysely, id);
+    await tx.webhooks.delete(id);
   });
 }
 
@@ -237,24 +241,19 @@ export async function listWebhookDeliveries(
   const ws = await requireWorkspace(ctx.store, workspace);
   await requireWebhook(ctx.store, ws.id, id);
   const before = cursor ? { seq: Number(cursor.s), path: String(cursor.p) } : null;
-  const rows = await q.listDeliveries(ctx.store.kysely, id, before, limit + 1);
+  const rows = await ctx.store.webhooks.deliveries(id, before, limit + 1);
   const items = rows.slice(0, limit);
-  const attempts = await q.attemptsOf(
-    ctx.store.kysely,
-    items.map((row) => row.id),
-  );
-  const byDelivery = new Map<string, AttemptRow[]>();
+  const attempts = await ctx.store.webhooks.attemptsOf(items.map((row) => row.id));
+  const byDelivery = new Map<string, AttemptRecord[]>();
   for (const attempt of attempts) {
-    const list = byDelivery.get(attempt.delivery_id) ?? [];
+    const list = byDelivery.get(attempt.deliveryId) ?? [];
     list.push(attempt);
-    byDelivery.set(attempt.delivery_id, list);
+    byDelivery.set(attempt.deliveryId, list);
   }
   const last = items.at(-1);
   return {
     items: items.map((row) => deliveryOut(row, byDelivery.get(row.id) ?? [])),
     nextCursor:
-      rows.length > limit && last
-        ? encodeCursor({ s: Number(last.event_seq), p: last.event_path })
-        : null,
+      rows.length > limit && last ? encodeCursor({ s: last.eventSeq, p: last.eventPath }) : null,
   };
 }

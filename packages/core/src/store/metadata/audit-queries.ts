@@ -1,99 +1,110 @@
 /** Audit-log queries, written once in Kysely for every dialect; the chain logic lives in audit/. */
-import type { Selectable } from 'kysely';
-import type { MetadataQueries, MetadataTx } from './metadata-store.js';
-import type { AuditTable } from './tables.js';
-
-export type AuditRow = Selectable<AuditTable>;
+import type { Kysely, Selectable } from 'kysely';
+import type { AuditRecord } from './records.js';
+import type { AuditTable, Database } from './tables.js';
 
 /**
  * Numeric columns as numbers on every dialect (PostgreSQL returns bigint as a string). A value
  * that is not a number at all (a tampered row) becomes NaN, which the verifier reports.
  */
-function numeric(row: AuditRow): AuditRow {
+function toEntry(row: Selectable<AuditTable>): AuditRecord {
   return {
-    ...row,
     idx: Number(row.idx),
     time: Number(row.time),
+    actor: row.actor,
+    session: row.session,
+    action: row.action,
+    workspace: row.workspace,
+    path: row.path,
     seq: row.seq === null ? null : Number(row.seq),
+    outcome: row.outcome,
+    code: row.code,
+    prevHash: row.prev_hash,
+    hash: row.hash,
   };
-}
-
-/** The newest entry's index and hash, or undefined for an empty log. */
-export async function auditHead(
-  q: MetadataQueries,
-): Promise<{ idx: number; hash: string } | undefined> {
-  const row = await q.kysely
-    .selectFrom('audit')
-    .select(['idx', 'hash'])
-    .orderBy('idx', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row && { idx: Number(row.idx), hash: row.hash };
-}
-
-/** The entry at `idx`, if there is one. */
-export async function auditEntryAt(q: MetadataQueries, idx: number): Promise<AuditRow | undefined> {
-  const row = await q.kysely
-    .selectFrom('audit')
-    .selectAll()
-    .where('idx', '=', idx)
-    .executeTakeFirst();
-  return row && numeric(row);
 }
 
 /** Largest multi-row INSERT; 12 columns × 256 rows stays far below every dialect's bind limit. */
 const MAX_CHUNK = 256;
 
-/**
- * Inserts `rows` in order. Chunks are powers of two, so at most nine distinct statement texts
- * exist and the SQLite statement cache keeps them prepared whatever the batch sizes are.
- */
-export async function insertAuditRows(tx: MetadataTx, rows: readonly AuditRow[]): Promise<void> {
-  for (let start = 0; start < rows.length; ) {
-    let size = MAX_CHUNK;
-    while (size > rows.length - start) size /= 2;
-    await tx.kysely
-      .insertInto('audit')
-      .values(rows.slice(start, start + size))
-      .execute();
-    start += size;
+/** The audit area of the metadata store (`store.audit`, `tx.audit`). */
+export class AuditQueries {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** The newest entry's index and hash, or undefined for an empty log. */
+  async head(): Promise<{ idx: number; hash: string } | undefined> {
+    const row = await this.db
+      .selectFrom('audit')
+      .select(['idx', 'hash'])
+      .orderBy('idx', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && { idx: Number(row.idx), hash: row.hash };
   }
-}
 
-/**
- * Up to `limit` entries in idx order, from the start or with idx above `after`; all of them or
- * one workspace's.
- */
-export async function auditPage(
-  q: MetadataQueries,
-  options: { after?: number | undefined; limit: number; workspace?: string | undefined },
-): Promise<AuditRow[]> {
-  let query = q.kysely.selectFrom('audit').selectAll().orderBy('idx').limit(options.limit);
-  if (options.after !== undefined) query = query.where('idx', '>', options.after);
-  if (options.workspace !== undefined) query = query.where('workspace', '=', options.workspace);
-  return (await query.execute()).map(numeric);
-}
-
-/**
- * Every entry in idx order, fetched `pageSize` at a time so memory stays bounded however long
- * the log is. Entries appended while iterating are included (the log only grows at its end).
- */
-export async function* iterateAudit(q: MetadataQueries, pageSize = 1000): AsyncGenerator<AuditRow> {
-  // No lower bound on the first page: a forged row with idx 0 or below must be seen too.
-  let after: number | undefined;
-  for (;;) {
-    const page = await auditPage(q, { after, limit: pageSize });
-    yield* page;
-    const last = page.at(-1);
-    if (!last || page.length < pageSize || Number.isNaN(last.idx)) return;
-    after = last.idx;
+  /** The entry at `idx`, if there is one. */
+  async entryAt(idx: number): Promise<AuditRecord | undefined> {
+    const row = await this.db
+      .selectFrom('audit')
+      .selectAll()
+      .where('idx', '=', idx)
+      .executeTakeFirst();
+    return row && toEntry(row);
   }
-}
 
-/** Number of entries (of one workspace, if given). */
-export async function countAudit(q: MetadataQueries, workspace?: string): Promise<number> {
-  let query = q.kysely.selectFrom('audit').select((eb) => eb.fn.countAll<number>().as('count'));
-  if (workspace !== undefined) query = query.where('workspace', '=', workspace);
-  const row = await query.executeTakeFirstOrThrow();
-  return Number(row.count);
+  /**
+   * Inserts `entries` in order. Chunks are powers of two, so at most nine distinct statement
+   * texts exist and the SQLite statement cache keeps them prepared whatever the batch sizes are.
+   */
+  async insert(entries: readonly AuditRecord[]): Promise<void> {
+    for (let start = 0; start < entries.length; ) {
+      let size = MAX_CHUNK;
+      while (size > entries.length - start) size /= 2;
+      const rows = entries.slice(start, start + size).map(({ prevHash, ...rest }) => ({
+        ...rest,
+        prev_hash: prevHash,
+      }));
+      await this.db.insertInto('audit').values(rows).execute();
+      start += size;
+    }
+  }
+
+  /**
+   * Up to `limit` entries in idx order, from the start or with idx above `after`; all of them or
+   * one workspace's.
+   */
+  async page(options: {
+    after?: number | undefined;
+    limit: number;
+    workspace?: string | undefined;
+  }): Promise<AuditRecord[]> {
+    let query = this.db.selectFrom('audit').selectAll().orderBy('idx').limit(options.limit);
+    if (options.after !== undefined) query = query.where('idx', '>', options.after);
+    if (options.workspace !== undefined) query = query.where('workspace', '=', options.workspace);
+    return (await query.execute()).map(toEntry);
+  }
+
+  /**
+   * Every entry in idx order, fetched `pageSize` at a time so memory stays bounded however long
+   * the log is. Entries appended while iterating are included (the log only grows at its end).
+   */
+  async *entries(pageSize = 1000): AsyncGenerator<AuditRecord> {
+    // No lower bound on the first page: a forged row with idx 0 or below must be seen too.
+    let after: number | undefined;
+    for (;;) {
+      const page = await this.page({ after, limit: pageSize });
+      yield* page;
+      const last = page.at(-1);
+      if (!last || page.length < pageSize || Number.isNaN(last.idx)) return;
+      after = last.idx;
+    }
+  }
+
+  /** Number of entries (of one workspace, if given). */
+  async count(workspace?: string): Promise<number> {
+    let query = this.db.selectFrom('audit').select((eb) => eb.fn.countAll<number>().as('count'));
+    if (workspace !== undefined) query = query.where('workspace', '=', workspace);
+    const row = await query.executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
 }

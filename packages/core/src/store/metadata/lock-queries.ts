@@ -3,9 +3,27 @@
 import { ancestorsOf, descendantRange } from '@satchel/client/paths.js';
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
+import type { LockRecord } from './records.js';
 import type { Database, LocksTable } from './tables.js';
 
-export type LockRow = Selectable<LocksTable>;
+type LockRow = Selectable<LocksTable>;
+
+function toLock(row: LockRow): LockRecord {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    path: row.path,
+    scope: row.scope,
+    mode: row.mode,
+    token: Number(row.token),
+    holder: row.holder,
+    session: row.session,
+    acquiredAt: Number(row.acquired_at),
+    expiresAt: Number(row.expires_at),
+    releasedAt: row.released_at === null ? null : Number(row.released_at),
+    releasedBy: row.released_by,
+  };
+}
 
 /** A canonical path and how far a lock on it reaches (mirrors `LockTarget` in locks/lock-rules). */
 export interface LockQueryTarget {
@@ -67,124 +85,129 @@ export async function startLockEpoch(db: Kysely<Database>): Promise<number> {
   });
 }
 
-/**
- * Hands out the workspace's next fencing token: one more than its last, and at least the base of
- * the current lock epoch, so tokens strictly increase also across restarts and power losses; a
- * token from a transaction that rolls back is never seen.
- */
-export async function nextFence(db: Kysely<Database>, workspaceId: string): Promise<number> {
-  const row = await db
-    .updateTable('workspaces')
-    .set((eb) => {
-      // The epoch's floor, read in the same statement: a lock grant is on the hot path.
-      const floor = eb
-        .selectFrom('meta')
-        .select(sql<number>`cast(value as integer) * ${FENCE_EPOCH_SPAN}`.as('floor'))
-        .where('key', '=', LOCK_EPOCH);
-      return {
-        fence: eb
-          .case()
-          .when(eb('fence', '<', eb.fn.coalesce(floor, sql<number>`0`)))
-          .then(eb(eb.fn.coalesce(floor, sql<number>`0`), '+', 1))
-          .else(eb('fence', '+', 1))
-          .end(),
-      };
-    })
-    .where('id', '=', workspaceId)
-    .returning('fence')
-    .executeTakeFirstOrThrow();
-  return Number(row.fence);
-}
+/** The lock area of the metadata store (`store.locks`, `tx.locks`). */
+export class LockQueries {
+  constructor(private readonly db: Kysely<Database>) {}
 
-export async function insertLock(db: Kysely<Database>, row: LockRow): Promise<void> {
-  await db.insertInto('locks').values(row).execute();
-}
+  /**
+   * Hands out the workspace's next fencing token: one more than its last, and at least the base
+   * of the current lock epoch, so tokens strictly increase also across restarts and power
+   * losses; a token from a transaction that rolls back is never seen.
+   */
+  async nextFence(workspaceId: string): Promise<number> {
+    const row = await this.db
+      .updateTable('workspaces')
+      .set((eb) => {
+        // The epoch's floor, read in the same statement: a lock grant is on the hot path.
+        const floor = eb
+          .selectFrom('meta')
+          .select(sql<number>`cast(value as integer) * ${FENCE_EPOCH_SPAN}`.as('floor'))
+          .where('key', '=', LOCK_EPOCH);
+        return {
+          fence: eb
+            .case()
+            .when(eb('fence', '<', eb.fn.coalesce(floor, sql<number>`0`)))
+            .then(eb(eb.fn.coalesce(floor, sql<number>`0`), '+', 1))
+            .else(eb('fence', '+', 1))
+            .end(),
+        };
+      })
+      .where('id', '=', workspaceId)
+      .returning('fence')
+      .executeTakeFirstOrThrow();
+    return Number(row.fence);
+  }
 
-/**
- * Live locks of a workspace (not released, `expires_at` after `now`), those overlapping `target`
- * when given, ordered by path then token.
- */
-export function listLiveLocks(
-  db: Kysely<Database>,
-  workspaceId: string,
-  now: number,
-  target?: LockQueryTarget,
-): Promise<LockRow[]> {
-  let q = db
-    .selectFrom('locks')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('released_at', 'is', null)
-    .where('expires_at', '>', now);
-  if (target) q = q.where((eb) => overlapping(eb, target));
-  return q.orderBy('path').orderBy('token').execute();
-}
+  async insert(lock: LockRecord): Promise<void> {
+    await this.db
+      .insertInto('locks')
+      .values({
+        id: lock.id,
+        workspace_id: lock.workspaceId,
+        path: lock.path,
+        scope: lock.scope,
+        mode: lock.mode,
+        token: lock.token,
+        holder: lock.holder,
+        session: lock.session,
+        acquired_at: lock.acquiredAt,
+        expires_at: lock.expiresAt,
+        released_at: lock.releasedAt,
+        released_by: lock.releasedBy,
+      })
+      .execute();
+  }
 
-/** A lock of the workspace by id, in whatever state (live, expired or released). */
-export function getLock(
-  db: Kysely<Database>,
-  workspaceId: string,
-  lockId: string,
-): Promise<LockRow | undefined> {
-  return db
-    .selectFrom('locks')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', lockId)
-    .executeTakeFirst();
-}
+  /**
+   * Live locks of a workspace (not released, `expiresAt` after `now`), those overlapping
+   * `target` when given, ordered by path then token.
+   */
+  async live(workspaceId: string, now: number, target?: LockQueryTarget): Promise<LockRecord[]> {
+    let q = this.db
+      .selectFrom('locks')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('released_at', 'is', null)
+      .where('expires_at', '>', now);
+    if (target) q = q.where((eb) => overlapping(eb, target));
+    return (await q.orderBy('path').orderBy('token').execute()).map(toLock);
+  }
 
-/** The lock that was given `token`, in whatever state: to explain why a token is stale. */
-export function getLockByToken(
-  db: Kysely<Database>,
-  workspaceId: string,
-  token: number,
-): Promise<LockRow | undefined> {
-  return db
-    .selectFrom('locks')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('token', '=', token)
-    .executeTakeFirst();
-}
+  /** A lock of the workspace by id, in whatever state (live, expired or released). */
+  async get(workspaceId: string, lockId: string): Promise<LockRecord | undefined> {
+    const row = await this.db
+      .selectFrom('locks')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', lockId)
+      .executeTakeFirst();
+    return row && toLock(row);
+  }
 
-/** The newest lock granted after `token` on a target overlapping `target` (live or not). */
-export function newestLockAfter(
-  db: Kysely<Database>,
-  workspaceId: string,
-  token: number,
-  target: LockQueryTarget,
-): Promise<LockRow | undefined> {
-  return db
-    .selectFrom('locks')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('token', '>', token)
-    .where((eb) => overlapping(eb, target))
-    .orderBy('token', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-}
+  /** The lock that was given `token`, in whatever state: to explain why a token is stale. */
+  async byToken(workspaceId: string, token: number): Promise<LockRecord | undefined> {
+    const row = await this.db
+      .selectFrom('locks')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('token', '=', token)
+      .executeTakeFirst();
+    return row && toLock(row);
+  }
 
-/** Moves the end of a lease (renew). */
-export async function setLockExpiry(
-  db: Kysely<Database>,
-  lockId: string,
-  expiresAt: number,
-): Promise<void> {
-  await db.updateTable('locks').set({ expires_at: expiresAt }).where('id', '=', lockId).execute();
-}
+  /** The newest lock granted after `token` on a target overlapping `target` (live or not). */
+  async newestAfter(
+    workspaceId: string,
+    token: number,
+    target: LockQueryTarget,
+  ): Promise<LockRecord | undefined> {
+    const row = await this.db
+      .selectFrom('locks')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('token', '>', token)
+      .where((eb) => overlapping(eb, target))
+      .orderBy('token', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && toLock(row);
+  }
 
-/** Ends a lease early (release, break); the row stays, so a stale token can be explained. */
-export async function markLockReleased(
-  db: Kysely<Database>,
-  lockId: string,
-  releasedAt: number,
-  releasedBy: string,
-): Promise<void> {
-  await db
-    .updateTable('locks')
-    .set({ released_at: releasedAt, released_by: releasedBy })
-    .where('id', '=', lockId)
-    .execute();
+  /** Moves the end of a lease (renew). */
+  async setExpiry(lockId: string, expiresAt: number): Promise<void> {
+    await this.db
+      .updateTable('locks')
+      .set({ expires_at: expiresAt })
+      .where('id', '=', lockId)
+      .execute();
+  }
+
+  /** Ends a lease early (release, break); the row stays, so a stale token can be explained. */
+  async markReleased(lockId: string, releasedAt: number, releasedBy: string): Promise<void> {
+    await this.db
+      .updateTable('locks')
+      .set({ released_at: releasedAt, released_by: releasedBy })
+      .where('id', '=', lockId)
+      .execute();
+  }
 }

@@ -1,7 +1,17 @@
-/** Metadata reads: every query usable both outside and inside a transaction (portable Kysely). */
+/**
+ * Metadata reads: every query usable both outside and inside a transaction (portable Kysely),
+ * and the areas (`locks`, `webhooks`, …) that `MetadataStore` and `MetadataTx` share; see the
+ * header of metadata-store.ts for the shape.
+ */
 
 import { descendantRange } from '@satchel/client/paths.js';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { AccessQueries } from './access-queries.js';
+import { AuditQueries } from './audit-queries.js';
+import type { SqlDialectInfo } from './dialect.js';
+import { LockQueries } from './lock-queries.js';
+import { MemberQueries } from './member-queries.js';
+import { SearchQueries } from './search-queries.js';
 import type {
   BlobsTable,
   Database,
@@ -9,6 +19,8 @@ import type {
   VersionsTable,
   WorkspacesTable,
 } from './tables.js';
+import { TransferQueries } from './transfer-queries.js';
+import { WebhookQueries } from './webhook-queries.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;
 export type EntryRow = Selectable<EntriesTable>;
@@ -17,14 +29,40 @@ export type BlobRow = Selectable<BlobsTable>;
 
 /** Queries usable both outside and inside a transaction. */
 export class MetadataQueries {
-  constructor(protected readonly db: Kysely<Database>) {}
+  /** Principals and API keys, with key lineage (access-queries.ts). */
+  readonly access: AccessQueries;
+  /** Workspace memberships and roles (member-queries.ts). */
+  readonly members: MemberQueries;
+  /** Offers to transfer a workspace's ownership (transfer-queries.ts). */
+  readonly transfers: TransferQueries;
+  /** The audit log's hash chain, append-only (audit-queries.ts). */
+  readonly audit: AuditQueries;
+  /** Locks: leases, fencing tokens (lock-queries.ts). */
+  readonly locks: LockQueries;
+  /** Webhooks: subscriptions, the delivery queue, the attempt log (webhook-queries.ts). */
+  readonly webhooks: WebhookQueries;
+  /** Search: passages, vectors, index state, full-text matching (search-queries.ts). */
+  readonly search: SearchQueries;
+
+  constructor(
+    protected readonly db: Kysely<Database>,
+    readonly dialect: SqlDialectInfo,
+  ) {
+    this.access = new AccessQueries(db);
+    this.members = new MemberQueries(db);
+    this.transfers = new TransferQueries(db);
+    this.audit = new AuditQueries(db);
+    this.locks = new LockQueries(db);
+    this.webhooks = new WebhookQueries(db);
+    this.search = new SearchQueries(db, dialect.fullText);
+  }
 
   /**
-   * The query builder, for the domain query modules beside this file (`lock-queries.ts`,
-   * `audit-queries.ts`, `access-queries.ts`); code outside `store/metadata` does not use it.
+   * The query builder, for `testing.ts` only (see `rawDatabase` there); production code never
+   * calls it (architecture.test.ts checks that nothing outside store/ imports Kysely).
    */
-  get kysely(): Kysely<Database> {
-    return this.db;
+  static rawDatabase(q: MetadataQueries): Kysely<Database> {
+    return q.db;
   }
 
   findWorkspace(name: string): Promise<WorkspaceRow | undefined> {
@@ -179,6 +217,26 @@ export class MetadataQueries {
       );
     }
     return q.execute();
+  }
+
+  /**
+   * The first `limit` versions after seq `after` (with `dir`, at or beneath it), cut so that no
+   * change (seq) is split: the change at the cut is left for the next call — unless it is the
+   * only one, then it comes whole, however large. The change feed and webhook queueing read this.
+   */
+  async wholeChanges(
+    workspaceId: string,
+    options: { after: number; limit: number; dir?: string },
+  ): Promise<VersionRow[]> {
+    const { after, limit, dir } = options;
+    const scope = dir === undefined ? {} : { dir };
+    const rows = await this.listChanges(workspaceId, { after, limit: limit + 1, ...scope });
+    if (rows.length <= limit) return rows;
+    const page = rows.slice(0, limit);
+    const lastSeq = Number(page.at(-1)?.seq);
+    const whole = page.filter((row) => Number(row.seq) !== lastSeq);
+    if (whole.length > 0) return whole;
+    return this.listChanges(workspaceId, { atSeq: lastSeq, ...scope });
   }
 
   getBlob(hash: string): Promise<BlobRow | undefined> {

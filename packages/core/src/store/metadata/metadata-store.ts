@@ -2,6 +2,17 @@
  * MetadataStore: every metadata query Satchel makes, written once in Kysely so that it runs on
  * each dialect (SQLite now, PostgreSQL next). Reads run on the store; writes run on the
  * `MetadataTx` handed to `transaction` or `batch`, so they commit together or not at all.
+ *
+ * Shape. The core of the file tree (workspaces, entries, versions, blobs) is methods of the
+ * store and the transaction themselves (`store.getEntry`, `tx.putEntry`). Every other area is
+ * an object per query module, built in `MetadataQueries` over the same Kysely handle — the
+ * store's own, or the transaction's — so an area call inside `transaction` is part of that
+ * transaction: `store.locks.live(wsId, now)`, `tx.webhooks.enqueue(delivery)`,
+ * `store.access.keyChain(id)`, `tx.members.put(member)`, `tx.audit.insert(entries)`,
+ * `store.search.match(query)`, `tx.transfers.close(id, …)`. Areas take and return the camelCase
+ * records of records.ts; the snake_case columns of tables.ts, and the mapping between them,
+ * never leave store/. Kysely itself never leaves store/ either: there is no getter for it, and
+ * tests that must tamper with rows use `rawDatabase` from testing.ts.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
@@ -112,6 +123,15 @@ export class MetadataTx extends MetadataQueries {
       .execute();
   }
 
+  /** Replaces a workspace's settings (the JSON of `WorkspaceSettings` and any unknown keys kept). */
+  async setWorkspaceSettings(workspaceId: string, settings: string): Promise<void> {
+    await this.db
+      .updateTable('workspaces')
+      .set({ settings })
+      .where('id', '=', workspaceId)
+      .execute();
+  }
+
   async deleteBlob(hash: string): Promise<void> {
     await this.db.deleteFrom('blobs').where('hash', '=', hash).execute();
   }
@@ -162,10 +182,10 @@ export class MetadataStore extends MetadataQueries {
 
   constructor(
     db: Kysely<Database>,
-    readonly dialect: SqlDialectInfo,
+    dialect: SqlDialectInfo,
     workspaces: WorkspaceRows | null = null,
   ) {
-    super(db);
+    super(db, dialect);
     this.#workspaces = workspaces;
   }
 
@@ -199,7 +219,7 @@ export class MetadataStore extends MetadataQueries {
 
   /** Runs `fn` in one transaction: all of its writes commit, durably, or none do. */
   transaction<T>(fn: (tx: MetadataTx) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => fn(new MetadataTx(trx)));
+    return this.db.transaction().execute((trx) => fn(new MetadataTx(trx, this.dialect)));
   }
 
   /**
@@ -219,14 +239,16 @@ export class MetadataStore extends MetadataQueries {
     if (ops.length === 1 && only) {
       // Alone in its transaction, an operation needs no savepoint: its failure rolls back all.
       try {
-        const value = await this.db.transaction().execute((trx) => only(new MetadataTx(trx)));
+        const value = await this.db
+          .transaction()
+          .execute((trx) => only(new MetadataTx(trx, this.dialect)));
         return [{ ok: true, value }];
       } catch (error) {
         return [{ ok: false, error }];
       }
     }
     return this.db.transaction().execute(async (trx: Transaction<Database>) => {
-      const tx = new MetadataTx(trx);
+      const tx = new MetadataTx(trx, this.dialect);
       const results: Settled<T>[] = [];
       for (const op of ops) {
         await sql`savepoint op`.execute(trx);

@@ -1,0 +1,187 @@
+/**
+ * Records: the rows of the metadata store as the code outside `store/` sees them, in camelCase
+ * and with numbers as numbers. The mapping from the snake_case columns of `tables.ts` lives only
+ * in the area modules beside this file (`*-queries.ts`).
+ */
+import type { Role } from '@satchel/client/schemas/access.js';
+
+/** A lock, in whatever state (live, expired or released). Times are epoch milliseconds. */
+export interface LockRecord {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly path: string;
+  readonly scope: 'file' | 'tree';
+  readonly mode: 'exclusive' | 'shared';
+  readonly token: number;
+  readonly holder: string;
+  readonly session: string | null;
+  readonly acquiredAt: number;
+  readonly expiresAt: number;
+  readonly releasedAt: number | null;
+  readonly releasedBy: string | null;
+}
+
+/** A webhook subscription. `events` are the subscribed version ops; `cursor` the newest seq queued. */
+export interface WebhookRecord {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly pathGlob: string | null;
+  readonly description: string | null;
+  readonly secretCiphertext: string;
+  readonly enabled: boolean;
+  readonly disabledReason: string | null;
+  readonly cursor: number;
+  readonly createdAt: number;
+  readonly createdBy: string;
+}
+
+/** What an update may change of a subscription. */
+export type WebhookChange = Partial<
+  Pick<
+    WebhookRecord,
+    'url' | 'events' | 'pathGlob' | 'description' | 'enabled' | 'disabledReason' | 'cursor'
+  >
+>;
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dead';
+
+/** One event queued for (or delivered to) one subscription; `payload` is the exact body sent. */
+export interface DeliveryRecord {
+  readonly id: string;
+  readonly webhookId: string;
+  readonly workspaceId: string;
+  readonly eventSeq: number;
+  readonly eventPath: string;
+  readonly eventType: string;
+  readonly payload: string;
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  readonly nextAttemptAt: number | null;
+  readonly lastStatus: number | null;
+  readonly lastError: string | null;
+  readonly createdAt: number;
+  readonly deliveredAt: number | null;
+}
+
+/** Where a delivery stands after an attempt. */
+export type DeliveryState = Pick<
+  DeliveryRecord,
+  'status' | 'nextAttemptAt' | 'lastStatus' | 'lastError' | 'deliveredAt'
+>;
+
+/** One attempt of a delivery. */
+export interface AttemptRecord {
+  readonly deliveryId: string;
+  readonly workspaceId: string;
+  readonly attempt: number;
+  readonly at: number;
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+}
+
+/** How far a workspace's search index follows its change feed. */
+export interface SearchStateRecord {
+  readonly workspaceId: string;
+  /** Every change up to this seq is reflected in the passages. */
+  readonly indexedSeq: number;
+  /** While rebuilding: the head seq the rebuild started at; null otherwise. */
+  readonly rebuildSeq: number | null;
+  /** While rebuilding: files up to this path are done ('' before the first). */
+  readonly rebuildAfter: string | null;
+  /** The last failure of the embedding provider, cleared by the next success. */
+  readonly vectorError: string | null;
+}
+
+/** A passage of a text file to index: lines `lineStart`-`lineEnd` of version `seq` of `path`. */
+export interface NewPassage {
+  readonly workspaceId: string;
+  readonly path: string;
+  readonly seq: number;
+  readonly lineStart: number;
+  readonly lineEnd: number;
+  readonly text: string;
+}
+
+/** An indexed passage; `vector` (unit-length float32, little-endian) once embedded. */
+export interface PassageRecord extends NewPassage {
+  readonly id: number;
+  readonly vector: Uint8Array | null;
+}
+
+/** A user or agent that keys act for. */
+export interface PrincipalRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: 'user' | 'agent';
+  readonly admin: boolean;
+  readonly createdAt: number;
+}
+
+/**
+ * An API key (only the SHA-256 of its secret). `parentId` is the key that minted it (null for a
+ * root key); null narrowing fields mean "not narrowed".
+ */
+export interface KeyRecord {
+  readonly id: string;
+  readonly principalId: string;
+  readonly parentId: string | null;
+  readonly secretHash: string;
+  readonly label: string | null;
+  readonly workspaces: readonly string[] | null;
+  readonly roleCeiling: Role | null;
+  readonly pathPrefixes: readonly string[] | null;
+  readonly readOnly: boolean;
+  readonly expiresAt: number | null;
+  readonly revokedAt: number | null;
+  readonly createdAt: number;
+}
+
+/** A key with its distance from the key a chain query started at (0 = that key itself). */
+export interface KeyChainLink extends KeyRecord {
+  readonly depth: number;
+}
+
+/** A principal's role in a workspace. */
+export interface MemberRecord {
+  readonly workspaceId: string;
+  readonly principalId: string;
+  readonly role: Role;
+  readonly createdAt: number;
+}
+
+/** An offer to hand a workspace's ownership over, redeemed with a code (only its hash kept). */
+export interface TransferRecord {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly codeHash: string;
+  readonly offeredBy: string;
+  readonly toPrincipal: string | null;
+  readonly previousOwnerRole: 'editor' | 'none';
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly acceptedAt: number | null;
+  readonly acceptedBy: string | null;
+  readonly cancelledAt: number | null;
+}
+
+/**
+ * An entry of the audit log's hash chain. Mutable on purpose: the appender fills in `hash`
+ * after building the entry (audit/audit-chain.ts, the hot path of every call).
+ */
+export interface AuditRecord {
+  idx: number;
+  time: number;
+  actor: string;
+  session: string | null;
+  action: string;
+  workspace: string | null;
+  path: string | null;
+  seq: number | null;
+  outcome: 'ok' | 'refused' | 'error';
+  code: string | null;
+  prevHash: string;
+  hash: string;
+}
