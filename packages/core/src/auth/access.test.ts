@@ -129,6 +129,30 @@ describe('ownership transfer', () => {
     await engine.close();
   });
 
+  it('a narrowed key cannot take ownership; a key that covers the workspace as owner can', async () => {
+    const { engine, agent } = await setup();
+    const offer = await agent.offerTransfer('built');
+    const key = async (scope: Parameters<typeof engine.createKey>[0]) =>
+      engine.as(
+        await engine.authenticate((await engine.createKey({ principal: 'alice', ...scope })).key),
+      );
+    for (const scope of [
+      { pathPrefixes: ['/inbox'] },
+      { role: 'viewer' as const },
+      { workspaces: ['elsewhere'] },
+      { readOnly: true },
+    ]) {
+      await expect((await key(scope)).acceptTransfer(offer.code)).rejects.toMatchObject({
+        code: 'FORBIDDEN',
+      });
+    }
+    const open = (await agent.listTransfers('built')).find((t) => t.id === offer.id);
+    expect(open?.status).toBe('open');
+    const owning = await key({ workspaces: ['built'], role: 'owner' });
+    expect((await owning.acceptTransfer(offer.code)).status).toBe('accepted');
+    await engine.close();
+  });
+
   it('the offer may remove the previous owner instead', async () => {
     const { engine, agent, alice } = await setup();
     const offer = await agent.offerTransfer('built', { previousOwner: 'none' });

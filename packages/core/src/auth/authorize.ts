@@ -90,6 +90,25 @@ export function authorizeGlobal(actor: Actor, action: GlobalAction): void {
   }
 }
 
+/**
+ * Refuses to let a narrowed key take ownership of `workspace` (accepting a transfer): only a key
+ * whose scope covers the workspace as owner may — not one limited to other workspaces, to a
+ * role below owner, to path prefixes, or to reading. FORBIDDEN (`reason: 'key_scope'`).
+ */
+export function authorizeOwnership(actor: Actor, workspace: string): void {
+  const { scope } = actor;
+  const narrowed =
+    (scope.workspaces !== null && !scope.workspaces.includes(workspace)) ||
+    (scope.roleCeiling !== null && scope.roleCeiling !== 'owner') ||
+    scope.pathPrefixes !== null ||
+    scope.readOnly;
+  if (narrowed) {
+    throw forbidden(actor, `take ownership of ${workspace}: the key is narrowed`, {
+      reason: 'key_scope',
+    });
+  }
+}
+
 /** The actor's effective role in a workspace, or null if it may not see it at all. */
 export async function effectiveRole(
   q: MetadataQueries,

@@ -17,6 +17,7 @@ import { iso } from '../kernel/records.js';
 import type { MetadataQueries } from '../store/metadata/metadata-store.js';
 import type { TransferRecord } from '../store/metadata/records.js';
 import { requirePrincipal } from './access.js';
+import { authorizeOwnership } from './authorize.js';
 import { generateClaimCode, sha256 } from './keys.js';
 
 export const MAX_OPEN_TRANSFERS = 5;
@@ -160,6 +161,7 @@ export async function acceptTransfer(ctx: EngineContext, code: string): Promise<
         { reason: 'not_recipient' },
       );
     }
+    authorizeOwnership(ctx.actor, ws.name);
     await tx.transfers.close(row.id, { acceptedAt: now, acceptedBy: ctx.actor.principalId });
     await tx.members.put({
       workspaceId: ws.id,
