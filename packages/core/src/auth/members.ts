@@ -5,7 +5,7 @@ import { parseOptions } from '@satchel/client/options.js';
 import { type Member, type Role, RoleSchema } from '@satchel/client/schemas/index.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { iso } from '../kernel/records.js';
-import type { MetadataQueries } from '../store/metadata/metadata-store.js';
+import type { MetadataQueries, MetadataTx } from '../store/metadata/metadata-store.js';
 import { requirePrincipal } from './access.js';
 
 export async function listMembers(ctx: EngineContext, workspace: string): Promise<Member[]> {
@@ -21,6 +21,21 @@ export async function listMembers(ctx: EngineContext, workspace: string): Promis
 
 async function ownerCount(q: MetadataQueries, workspaceId: string): Promise<number> {
   return (await q.members.list(workspaceId)).filter((m) => m.role === 'owner').length;
+}
+
+/**
+ * A webhook belongs to an owner: when `name` stops owning the workspace, the subscriptions it
+ * made stop too, in the same transaction (disabled, with the reason the new owners see; an owner
+ * may re-enable one and so take it over).
+ */
+export async function endOwnership(
+  tx: MetadataTx,
+  workspace: { readonly id: string; readonly name: string },
+  name: string,
+  now: number,
+): Promise<void> {
+  const reason = `${name} no longer owns ${workspace.name} (since ${iso(now)}); subscriptions it made stopped`;
+  await tx.webhooks.disableCreatedBy(workspace.id, name, reason);
 }
 
 /** Adds a member or changes its role; CONFLICT if that would leave the workspace without an owner. */
@@ -51,6 +66,8 @@ export async function setMember(
       role: parsedRole,
       createdAt: now,
     });
+    if (current === 'owner' && parsedRole !== 'owner')
+      await endOwnership(tx, ws, principal.name, now);
     return { principal: principal.name, kind: principal.kind, role: parsedRole, since: iso(now) };
   });
 }
@@ -80,5 +97,6 @@ export async function removeMember(
       );
     }
     await tx.members.delete(ws.id, principal.id);
+    if (current === 'owner') await endOwnership(tx, ws, principal.name, ctx.clock());
   });
 }

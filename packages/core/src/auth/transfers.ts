@@ -19,6 +19,7 @@ import type { TransferRecord } from '../store/metadata/records.js';
 import { requirePrincipal } from './access.js';
 import { authorizeOwnership } from './authorize.js';
 import { generateClaimCode, sha256 } from './keys.js';
+import { endOwnership } from './members.js';
 
 export const MAX_OPEN_TRANSFERS = 5;
 const DEFAULT_HOURS = 72;
@@ -171,6 +172,7 @@ export async function acceptTransfer(ctx: EngineContext, code: string): Promise<
     });
     const previous = await tx.members.roleOf(ws.id, row.offeredBy);
     if (row.offeredBy !== ctx.actor.principalId && previous !== null) {
+      if (previous === 'owner') await endOwnership(tx, ws, current.offeredBy, now);
       if (row.previousOwnerRole === 'none') {
         await tx.members.delete(ws.id, row.offeredBy);
       } else {

@@ -155,6 +155,33 @@ describe('webhook subscriptions', () => {
     expect((await stat(join(data, WEBHOOK_KEY_FILE))).mode & 0o777).toBe(0o600);
   });
 
+  it("stop when their creator stops owning the workspace, saying why; others' keep going", async () => {
+    const { satchel } = await openTemp();
+    const key = async (name: string) =>
+      satchel.as(await satchel.authenticate((await satchel.createKey({ principal: name })).key));
+    for (const name of ['alice', 'bob', 'carol']) await satchel.createPrincipal({ name });
+    await satchel.setMember('ws', 'alice', 'owner');
+    await satchel.setMember('ws', 'carol', 'owner');
+    const alice = await key('alice');
+    const carol = await key('carol');
+    const byAlice = await alice.createWebhook('ws', { url: PUBLIC });
+    const byCarol = await carol.createWebhook('ws', { url: PUBLIC });
+    // A transfer that leaves alice an editor stops her subscription.
+    const offer = await alice.offerTransfer('ws', { to: 'bob' });
+    await (await key('bob')).acceptTransfer(offer.code);
+    const stopped = await carol.getWebhook('ws', byAlice.id);
+    expect(stopped.enabled).toBe(false);
+    expect(stopped.disabledReason).toContain('alice no longer owns ws');
+    expect(await carol.getWebhook('ws', byCarol.id)).toMatchObject({ enabled: true });
+    // Demoting and removing an owner do the same.
+    await satchel.setMember('ws', 'carol', 'editor');
+    expect(await satchel.getWebhook('ws', byCarol.id)).toMatchObject({ enabled: false });
+    await satchel.updateWebhook('ws', byCarol.id, { enabled: true });
+    await satchel.setMember('ws', 'carol', 'owner');
+    await satchel.removeMember('ws', 'carol');
+    expect(await satchel.getWebhook('ws', byCarol.id)).toMatchObject({ enabled: false });
+  });
+
   it('deleting the workspace deletes its webhooks', async () => {
     const { satchel } = await openTemp();
     await satchel.createWebhook('ws', { url: PUBLIC });

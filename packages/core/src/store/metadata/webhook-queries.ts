@@ -157,6 +157,24 @@ export class WebhookQueries {
     await this.db.updateTable('webhooks').set(columns).where('id', '=', id).execute();
   }
 
+  /**
+   * Disables the enabled subscriptions `creator` made in a workspace, saying why; their queued
+   * deliveries end as dead, as when an owner disables one.
+   */
+  async disableCreatedBy(workspaceId: string, creator: string, reason: string): Promise<void> {
+    const hooks = await this.db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('created_by', '=', creator)
+      .where('enabled', '=', 1)
+      .execute();
+    for (const { id } of hooks) {
+      await this.update(id, { enabled: false, disabledReason: reason });
+      await this.killActive(id, reason);
+    }
+  }
+
   /** Deletes a subscription with its deliveries and their attempts. */
   async delete(id: string): Promise<void> {
     const db = this.db;
