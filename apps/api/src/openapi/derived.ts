@@ -3,24 +3,10 @@
  * the routes are: path, query and header parameters, the body, the result and its status.
  */
 import type { OperationSpec as Declaration } from '@satchel/core';
-import { LockTokenSchema, SessionSchema } from '@satchel/core/schemas';
 import { z } from 'zod';
 import { operationRouteTable } from '../routes/operations.js';
+import { LOCK_TOKEN_HEADER, SESSION_HEADER } from './operations-files.js';
 import type { ErrorStatus, OperationSpec, ParamSpec } from './spec.js';
-
-const SESSION_HEADER: ParamSpec = {
-  name: 'Satchel-Session',
-  in: 'header',
-  schema: SessionSchema,
-  description: 'label of the agent run, stored on versions and audit entries (percent-encoded)',
-};
-
-const LOCK_TOKEN_HEADER: ParamSpec = {
-  name: 'Satchel-Lock-Token',
-  in: 'header',
-  schema: LockTokenSchema,
-  description: 'fencing token of a lock you hold on the path',
-};
 
 const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
 

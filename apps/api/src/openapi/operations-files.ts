@@ -27,7 +27,7 @@ export const SESSION_HEADER: ParamSpec = {
   description: 'label of the agent run, stored on versions and audit entries (percent-encoded)',
 };
 
-const LOCK_TOKEN_HEADER: ParamSpec = {
+export const LOCK_TOKEN_HEADER: ParamSpec = {
   name: 'Satchel-Lock-Token',
   in: 'header',
   schema: LockTokenSchema,
