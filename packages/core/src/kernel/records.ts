@@ -4,7 +4,8 @@ import type { EntryRow, VersionRow } from '../store/metadata/metadata-store.js';
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
-export function entryInfo(row: EntryRow): FileInfo {
+/** The FileInfo of a stored entry or version, as of `modifiedMs`. */
+function fileInfo(row: EntryRow | VersionRow, modifiedMs: number): FileInfo {
   return {
     path: row.path,
     type: row.type,
@@ -14,23 +15,17 @@ export function entryInfo(row: EntryRow): FileInfo {
     contentType: row.content_type,
     author: row.author,
     session: row.session,
-    modifiedAt: iso(Number(row.modified_at)),
+    modifiedAt: iso(modifiedMs),
   };
 }
 
-/** FileInfo of a historical (non-deleted) version. */
+export function entryInfo(row: EntryRow): FileInfo {
+  return fileInfo(row, Number(row.modified_at));
+}
+
+/** FileInfo of a historical (non-deleted) version: modified when it was written. */
 export function versionInfo(row: VersionRow): FileInfo {
-  return {
-    path: row.path,
-    type: row.type,
-    seq: Number(row.seq),
-    size: Number(row.size),
-    hash: row.hash,
-    contentType: row.content_type,
-    author: row.author,
-    session: row.session,
-    modifiedAt: iso(Number(row.created_at)),
-  };
+  return fileInfo(row, Number(row.created_at));
 }
 
 export function versionOut(row: VersionRow): Version {
