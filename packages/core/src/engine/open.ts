@@ -10,6 +10,7 @@ import { AuditLog } from '../audit/audit-log.js';
 import { actorOf, bootstrapAdmin } from '../auth/access.js';
 import { ChangeNotifier } from '../kernel/change-notifier.js';
 import type { EngineLimits } from '../kernel/context.js';
+import { LocalSignals, type Signals } from '../kernel/signals.js';
 import { LockWaiters } from '../locks/locks.js';
 import type { EmbeddingProvider } from '../search/embeddings.js';
 import { GrepWorkers } from '../search/grep-workers.js';
@@ -60,6 +61,11 @@ export interface OpenSatchelOptions {
   readonly embeddings?: EmbeddingProvider;
   /** Answers `ask` from retrieved passages. Without one, `ask` returns the passages. */
   readonly llm?: ChatProvider;
+  /**
+   * How this node hears about commits and lock releases on other nodes of the same database;
+   * by default only its own (kernel/signals.ts). Closed with the engine.
+   */
+  readonly signals?: Signals;
 }
 
 export { BLOBS_DIR, DATABASE_FILE } from '../store/open-stores.js';
@@ -101,8 +107,10 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     checkpointFile: root ? join(root, AUDIT_CHECKPOINT_FILE) : null,
     ...(options.auditFlushMs === undefined ? {} : { flushDelayMs: options.auditFlushMs }),
   });
-  const waiters = new LockWaiters({ clock });
-  const changes = new ChangeNotifier();
+  // Wake-ups between the nodes on one database (one process: delivered in place).
+  const signals = options.signals ?? new LocalSignals();
+  const waiters = new LockWaiters({ clock, signals });
+  const changes = new ChangeNotifier(signals);
   const search = new SearchIndex({
     store,
     blobs,
@@ -137,6 +145,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
       await webhooks.dispatcher?.stop();
       waiters.close();
       changes.close();
+      await signals.close();
       // The index step under way commits (or not) before the database closes.
       await search.close();
       await audit.close();

@@ -1,4 +1,5 @@
-/** The change-feed wake-up seam (one process today). */
+import { LocalSignals, type Signals } from './signals.js';
+
 /**
  * Change-feed wake-ups: who learns, and when, that a workspace changed.
  *
@@ -9,13 +10,23 @@
  * timer, so a lost wake-up costs latency, never a missed change. `close` wakes everyone and
  * makes later waits return at once.
  *
- * This implementation is in-process: a commit in another process is seen only by the timers.
- * A second node needs a shared bus (e.g. PostgreSQL LISTEN/NOTIFY) behind the same shape.
+ * Wake-ups travel as `change` signals (kernel/signals.ts): in one process at once; between nodes
+ * on PostgreSQL through LISTEN/NOTIFY, and through the callers' timers when a signal is lost.
  */
 export class ChangeNotifier {
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #listeners = new Set<(workspace: string) => void>();
+  readonly #signals: Signals;
+  readonly #unsubscribe: () => void;
   #closed = false;
+
+  constructor(signals: Signals = new LocalSignals()) {
+    this.#signals = signals;
+    this.#unsubscribe = signals.subscribe((signal) => {
+      if (signal.kind === 'change') this.#wake(signal.workspace);
+      else if (signal.kind === 'resync') for (const ws of [...this.#waiters.keys()]) this.#wake(ws);
+    });
+  }
 
   /**
    * Calls `listener` (synchronously, so it must only schedule work) after every commit that
@@ -31,8 +42,12 @@ export class ChangeNotifier {
     return this.#closed;
   }
 
-  /** Called after every commit that changed `workspace`. */
+  /** Called after every commit that changed `workspace`: wakes this node and the others. */
   notify(workspace: string): void {
+    this.#signals.publish({ kind: 'change', workspace });
+  }
+
+  #wake(workspace: string): void {
     if (!this.#closed) for (const listener of this.#listeners) listener(workspace);
     const waiters = this.#waiters.get(workspace);
     if (!waiters) return;
@@ -59,6 +74,7 @@ export class ChangeNotifier {
   /** Releases every waiter (engine close). */
   close(): void {
     this.#closed = true;
-    for (const workspace of [...this.#waiters.keys()]) this.notify(workspace);
+    this.#unsubscribe();
+    for (const workspace of [...this.#waiters.keys()]) this.#wake(workspace);
   }
 }

@@ -1,5 +1,6 @@
 /** The in-process queue of lock requests that wait: arrival order, woken on release and expiry. */
 import { SatchelError } from '@satchel/client/errors.js';
+import { LocalSignals, type Signals } from '../kernel/signals.js';
 import { conflicts, type LockClaim } from './lock-rules.js';
 
 export type WaitAttempt<T> =
@@ -21,12 +22,12 @@ interface Waiter {
  * timer for all waiters, re-armed as they come and go) and, as a safety net for locks released
  * by another process, every `recheckMs` (default 1 s). Nothing polls faster than that.
  *
- * Seam, lock wake-ups (one process today). Contract a multi-node implementation must keep: the
+ * Lock wake-ups between nodes travel as `lock` signals (kernel/signals.ts). Contract: the
  * store decides who holds a lock, never the waiters; a waiter is only ever woken early (a spurious
  * wake-up re-runs `attempt`, which re-reads the store), and is never left asleep past
  * `recheckMs` or past the earliest expiry it waits on, so a release on another node costs at
- * most `recheckMs` of latency. Waiters of one workspace try in arrival order within a node; a
- * shared bus (e.g. LISTEN/NOTIFY on release) only shortens the latency.
+ * most `recheckMs` of latency when its signal is lost. Waiters of one workspace try in arrival
+ * order within a node; between nodes, whoever retries first after a release wins.
  */
 export class LockWaiters {
   readonly #clock: () => number;
@@ -37,10 +38,26 @@ export class LockWaiters {
   #safety: ReturnType<typeof setInterval> | null = null;
   #closed = false;
 
-  /** `clock` must be the engine's clock (`ctx.clock`): deadlines and expiries are in its time. */
-  constructor(options: { clock?: () => number; recheckMs?: number } = {}) {
+  readonly #signals: Signals;
+  readonly #unsubscribe: () => void;
+
+  /**
+   * `clock` must be the engine's clock (`ctx.clock`): deadlines and expiries are in its time.
+   * Releases travel as `lock` signals, so waiters on other nodes wake at once too.
+   */
+  constructor(options: { clock?: () => number; recheckMs?: number; signals?: Signals } = {}) {
     this.#clock = options.clock ?? Date.now;
     this.#recheckMs = options.recheckMs ?? 1000;
+    this.#signals = options.signals ?? new LocalSignals();
+    this.#unsubscribe = this.#signals.subscribe((signal) => {
+      if (signal.kind === 'lock') this.notify(signal.workspaceId);
+      else if (signal.kind === 'resync') this.recheck();
+    });
+  }
+
+  /** After a lock of the workspace was released or its lease shortened: wakes every node. */
+  released(workspaceId: string): void {
+    this.#signals.publish({ kind: 'lock', workspaceId });
   }
 
   /**
@@ -93,6 +110,7 @@ export class LockWaiters {
   /** Stops the timers; waiting requests fail with INTERNAL. Call before closing the store. */
   close(): void {
     this.#closed = true;
+    this.#unsubscribe();
     this.recheck();
     this.#stopTimers();
   }

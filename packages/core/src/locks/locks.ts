@@ -213,7 +213,7 @@ export async function renewLock(
     return { row: renewed, shortened: renewed.expiresAt < current.expiresAt };
   }, LEASE);
   // Waiters sleep until the old expiry; a shorter lease must wake them sooner.
-  if (shortened) waiters.notify(row.workspaceId);
+  if (shortened) waiters.released(row.workspaceId);
   return lockInfo(row, workspace);
 }
 
@@ -233,7 +233,7 @@ export async function releaseLock(
     await tx.locks.markReleased(row.id, now, ctx.actor.name);
     return ws.id;
   }, LEASE);
-  waiters.notify(workspaceId);
+  waiters.released(workspaceId);
 }
 
 /**
@@ -254,7 +254,7 @@ export async function breakLock(
     await tx.locks.markReleased(live.id, now, ctx.actor.name);
     return live;
   });
-  waiters.notify(row.workspaceId);
+  waiters.released(row.workspaceId);
   return lockInfo(row, workspace);
 }
 

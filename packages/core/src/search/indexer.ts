@@ -241,7 +241,9 @@ export class SearchIndex {
   ): Promise<void> {
     await this.#committer.run(
       async (tx) => {
-        const current = expected ? await tx.search.state(expected.workspaceId) : undefined;
+        const current = expected
+          ? await tx.search.state(expected.workspaceId, { lock: true })
+          : undefined;
         if (
           expected &&
           (current === undefined ||

@@ -241,4 +241,27 @@ describe('webhook delivery', () => {
       await engine.close();
     }
   });
+
+  it('two engines on one database dispatching: every event is delivered exactly once', async () => {
+    const data = join(await tempDir(), 'data');
+    const receiver = await startReceiver();
+    const a = await open(data);
+    const b = await open(data);
+    await a.createWebhook('ws', { url: `${receiver.url}/hook` });
+    const dispatchers = [a, b].map((engine) => engine.startWebhooks({ ...FAST, concurrency: 4 }));
+    for (let i = 0; i < 40; i++) await (i % 2 ? a : b).writeFile('ws', `/f${i % 7}.txt`, `${i}`);
+    const { events } = await a.listChanges('ws', { limit: 1000 });
+    await eventually(() => receiver.requests.length >= events.length);
+    await eventually(async () => (await dispatchers[0]?.queueDepth()) === 0);
+    // Time for a duplicate to arrive, were one on its way.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await Promise.all(dispatchers.map((d) => d.stop()));
+    await Promise.all([a.close(), b.close()]);
+    await receiver.close();
+    const ids = receiver.requests.map((r) => r.headers['webhook-id']);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(receiver.requests.map((r) => payloadOf(r).data.seq).sort((x, y) => x - y)).toEqual(
+      events.map((e) => e.seq),
+    );
+  });
 });

@@ -21,6 +21,8 @@ import type { WebhookServices } from './webhooks.js';
 
 const SECOND = 1000;
 const HOUR = 3600 * SECOND;
+/** A claim outlives the attempt's timeout by this much (recording the outcome takes a commit). */
+const CLAIM_MARGIN_MS = 30 * SECOND;
 
 /** Delays before the 2nd, 3rd, … attempt (as Standard Webhooks / Svix); after the last, dead. */
 export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [
@@ -184,8 +186,15 @@ export class Dispatcher implements WebhookDispatcher {
   async #startDue(): Promise<void> {
     const free = this.#concurrency - this.#inFlight.size;
     if (free <= 0 || this.#stopped) return;
-    const { store, clock } = this.#deps;
-    const due = await store.webhooks.due(clock(), free, [...this.#inFlight.keys()]);
+    const { store, committer, clock } = this.#deps;
+    const busy = [...this.#inFlight.keys()];
+    // A cheap look first: most passes find nothing due.
+    if ((await store.webhooks.due(clock(), 1, busy)).length === 0) return;
+    // Claimed for longer than an attempt can take: no other node sends these meanwhile.
+    const leaseUntil = clock() + this.#timeoutMs + CLAIM_MARGIN_MS;
+    const due = await committer.run((tx) => tx.webhooks.claim(clock(), free, busy, leaseUntil), {
+      durable: false,
+    });
     for (const row of due) {
       if (this.#stopped) return;
       const attempt = this.#attempt(row)

@@ -29,7 +29,7 @@ export function payloadOf(workspace: string, row: VersionRow): WebhookPayload {
  * Returns how many events it read: 0 once the subscription has caught up.
  */
 async function enqueueOne(tx: MetadataTx, webhookId: string, now: number): Promise<number> {
-  const hook = await tx.webhooks.withWorkspace(webhookId);
+  const hook = await tx.webhooks.withWorkspace(webhookId, { lock: true });
   if (!hook?.enabled) return 0;
   const rows = await tx.wholeChanges(hook.workspaceId, { after: hook.cursor, limit: BATCH });
   const last = rows.at(-1);

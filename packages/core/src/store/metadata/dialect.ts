@@ -41,6 +41,16 @@ export interface SqlDialectInfo {
    * rely on. SQLite's default BINARY collation already does; PostgreSQL needs "C".
    */
   readonly textCollation: string | null;
+  /**
+   * Whether `SELECT … FOR UPDATE [SKIP LOCKED]` exists. Where it does not (SQLite), one writer
+   * at a time already serialises every read-then-write of a transaction.
+   */
+  readonly rowLocks: boolean;
+  /**
+   * Inside a transaction: waits until no other transaction holds the lock `name`, then holds it
+   * until commit or rollback (PostgreSQL: `pg_advisory_xact_lock`; SQLite: nothing to do).
+   */
+  serialize(db: Kysely<Database>, name: string): Promise<void>;
   /** Statements that make `table` append-only: triggers that reject UPDATE and DELETE. */
   appendOnly(table: string): string[];
   /**

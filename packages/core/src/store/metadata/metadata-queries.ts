@@ -51,10 +51,10 @@ export class MetadataQueries {
     this.access = new AccessQueries(db);
     this.members = new MemberQueries(db);
     this.transfers = new TransferQueries(db);
-    this.audit = new AuditQueries(db);
+    this.audit = new AuditQueries(db, dialect);
     this.locks = new LockQueries(db);
-    this.webhooks = new WebhookQueries(db);
-    this.search = new SearchQueries(db, dialect.fullText);
+    this.webhooks = new WebhookQueries(db, dialect);
+    this.search = new SearchQueries(db, dialect);
   }
 
   /**

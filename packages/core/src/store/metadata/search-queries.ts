@@ -6,7 +6,7 @@
 
 import { descendantRange } from '@satchel/client/paths.js';
 import type { Kysely, Selectable } from 'kysely';
-import type { FullTextDialect, PassageMatch, PassageQuery } from './dialect.js';
+import type { PassageMatch, PassageQuery, SqlDialectInfo } from './dialect.js';
 import type { NewPassage, PassageRecord, SearchStateRecord } from './records.js';
 import type { Database, PassagesTable, SearchStateTable } from './tables.js';
 
@@ -37,19 +37,27 @@ function toPassage(row: Selectable<PassagesTable>): PassageRecord {
 export class SearchQueries {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly fullText: FullTextDialect,
+    private readonly dialect: SqlDialectInfo,
   ) {}
 
   /** The best passages for `query`, best first: the dialect's full-text ranking (BM25). */
   match(query: PassageQuery): Promise<PassageMatch[]> {
-    return this.fullText.search(this.db, query);
+    return this.dialect.fullText.search(this.db, query);
   }
 
-  async state(workspaceId: string): Promise<SearchStateRecord | undefined> {
+  /**
+   * The index state of a workspace. With `lock` (inside a transaction), no other transaction can
+   * change it until this one ends: an index step checks the state it started from, then commits.
+   */
+  async state(
+    workspaceId: string,
+    options: { lock?: boolean } = {},
+  ): Promise<SearchStateRecord | undefined> {
     const row = await this.db
       .selectFrom('search_state')
       .selectAll()
       .where('workspace_id', '=', workspaceId)
+      .$if(options.lock === true && this.dialect.rowLocks, (q) => q.forUpdate())
       .executeTakeFirst();
     return row && toState(row);
   }

@@ -23,6 +23,9 @@ export const SQLITE_DIALECT: SqlDialectInfo = {
   name: 'sqlite',
   binaryType: 'blob',
   textCollation: null,
+  rowLocks: false,
+  // A write transaction holds SQLite's one write lock until it ends.
+  serialize: async () => undefined,
   relaxed: (db, fn) =>
     // One connection throughout, so the setting applies to exactly this transaction's commit.
     db.connection().execute(async (conn) => {

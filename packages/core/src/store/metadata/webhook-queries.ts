@@ -1,5 +1,6 @@
 /** SQL for webhook subscriptions, their delivery queue and the attempt log (portable Kysely). */
 import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { SqlDialectInfo } from './dialect.js';
 import type {
   AttemptRecord,
   DeliveryRecord,
@@ -80,7 +81,10 @@ function toAttempt(row: Selectable<WebhookAttemptsTable>): AttemptRecord {
 
 /** The webhook area of the metadata store (`store.webhooks`, `tx.webhooks`). */
 export class WebhookQueries {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialectInfo,
+  ) {}
 
   async insert(hook: WebhookRecord): Promise<void> {
     await this.db
@@ -116,6 +120,7 @@ export class WebhookQueries {
   /** The subscription `id` with the name of its workspace, whichever workspace it is in. */
   async withWorkspace(
     id: string,
+    options: { lock?: boolean } = {},
   ): Promise<(WebhookRecord & { workspaceName: string }) | undefined> {
     const row = await this.db
       .selectFrom('webhooks')
@@ -123,6 +128,7 @@ export class WebhookQueries {
       .selectAll('webhooks')
       .select('workspaces.name as workspace_name')
       .where('webhooks.id', '=', id)
+      .$if(options.lock === true && this.dialect.rowLocks, (q) => q.forUpdate('webhooks'))
       .executeTakeFirst();
     return row && { ...toWebhook(row), workspaceName: row.workspace_name };
   }
@@ -234,6 +240,41 @@ export class WebhookQueries {
       .limit(limit);
     if (busy.length > 0) q = q.where('d.id', 'not in', busy);
     return (await q.execute()).map(toDelivery);
+  }
+
+  /**
+   * Inside a transaction: takes up to `limit` deliveries due at `now` (as `due` picks them) for
+   * this node until `leaseUntil` by moving their next attempt there, so no other node sends them
+   * meanwhile; the attempt's outcome then sets the real next attempt. A node that dies holding a
+   * claim only delays the delivery to `leaseUntil` (it is sent at least once, never lost).
+   * PostgreSQL skips rows another node is claiming (`FOR UPDATE SKIP LOCKED`) rather than wait.
+   */
+  async claim(
+    now: number,
+    limit: number,
+    busy: readonly string[],
+    leaseUntil: number,
+  ): Promise<DeliveryRecord[]> {
+    let q = this.#headsOfQueue()
+      .selectAll('d')
+      .where('d.next_attempt_at', '<=', now)
+      .orderBy('d.next_attempt_at')
+      .orderBy('d.event_seq')
+      .limit(limit)
+      .$if(this.dialect.rowLocks, (q) => q.forUpdate('d').skipLocked());
+    if (busy.length > 0) q = q.where('d.id', 'not in', busy);
+    const rows = (await q.execute()).map(toDelivery);
+    if (rows.length === 0) return rows;
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: leaseUntil })
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .execute();
+    return rows;
   }
 
   /** When the soonest queued delivery that may go next, other than `busy`, is due (null: none). */

@@ -1,0 +1,50 @@
+/**
+ * Wake-up signals between the nodes that share one database: "something changed here, re-read
+ * the store". A signal carries no data and may be lost (a listener that is reconnecting misses
+ * what was sent meanwhile), so every receiver also re-reads on a timer; a signal only shortens
+ * the wait. Receivers must tolerate duplicates and signals from their own node.
+ *
+ * One process: `LocalSignals` (delivery is synchronous, within the publishing call). Several
+ * nodes on PostgreSQL: `PgSignals` (store/metadata/postgres-signals.ts) over LISTEN/NOTIFY.
+ */
+
+export type Signal =
+  /** A commit changed the workspace of this name (change feed, SSE, MCP subscriptions, search). */
+  | { readonly kind: 'change'; readonly workspace: string }
+  /** A lock of the workspace with this id was released or its lease shortened. */
+  | { readonly kind: 'lock'; readonly workspaceId: string }
+  /** Signals may have been lost (a reconnect): everyone re-reads now. */
+  | { readonly kind: 'resync' };
+
+export interface Signals {
+  /**
+   * Tells every node, this one included, after the commit it is about is durable. Never throws
+   * and never waits: a signal that cannot be sent costs latency, not correctness.
+   */
+  publish(signal: Signal): void;
+  /** Calls `listener` for every signal from any node until the returned function is called. */
+  subscribe(listener: (signal: Signal) => void): () => void;
+  /** Stops listening; later publishes reach this node's listeners only. */
+  close(): Promise<void>;
+}
+
+/** Listeners of one process; `PgSignals` builds on it for what arrives from other nodes. */
+export class LocalSignals implements Signals {
+  readonly #listeners = new Set<(signal: Signal) => void>();
+
+  publish(signal: Signal): void {
+    this.deliver(signal);
+  }
+
+  /** Hands `signal` to this process's listeners (synchronously, so they must only schedule). */
+  deliver(signal: Signal): void {
+    for (const listener of this.#listeners) listener(signal);
+  }
+
+  subscribe(listener: (signal: Signal) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {}
+}
