@@ -1,0 +1,79 @@
+/** Signals between two nodes over a real PostgreSQL: delivery, no echo, and a lost connection. */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Signal } from '../../kernel/signals.js';
+import { postgresUrl } from '../../test-support/pg-url.js';
+import { PgSignals } from './postgres-signals.js';
+
+const url = await postgresUrl();
+const open: PgSignals[] = [];
+
+afterEach(async () => {
+  while (open.length > 0) await open.pop()?.close();
+});
+
+/** Listens on a channel of its own, so parallel test files never hear each other. */
+async function node(channel: string): Promise<{ signals: PgSignals; heard: Signal[] }> {
+  const signals = await PgSignals.connect(
+    { connectionString: url ?? '' },
+    { channel, onError: () => undefined },
+  );
+  open.push(signals);
+  const heard: Signal[] = [];
+  signals.subscribe((signal) => heard.push(signal));
+  return { signals, heard };
+}
+
+async function until(check: () => boolean, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe.skipIf(url === null)('PgSignals (LISTEN/NOTIFY)', () => {
+  it('a signal published on one node reaches the other, and its own listeners once', async () => {
+    const channel = `t_${process.pid}_a`;
+    const a = await node(channel);
+    const b = await node(channel);
+    const started = Date.now();
+    a.signals.publish({ kind: 'change', workspace: 'reports' });
+    a.signals.publish({ kind: 'lock', workspaceId: 'ws_1' });
+    await until(() => b.heard.length === 2);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(b.heard).toEqual([
+      { kind: 'change', workspace: 'reports' },
+      { kind: 'lock', workspaceId: 'ws_1' },
+    ]);
+    // Delivered in place at once; its own NOTIFY coming back is not delivered again.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(a.heard).toEqual(b.heard);
+  });
+
+  it('after its connection is killed, a node reconnects, resyncs and hears signals again', async () => {
+    const channel = `t_${process.pid}_b`;
+    const a = await node(channel);
+    const b = await node(channel);
+    const admin = new pg.Client({ connectionString: url ?? '' });
+    await admin.connect();
+    try {
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND pid <> pg_backend_pid()`,
+        [`LISTEN ${channel}`],
+      );
+    } finally {
+      await admin.end();
+    }
+    await until(() => b.heard.some((s) => s.kind === 'resync'), 5000);
+    await until(() => b.signals.listening && a.signals.listening, 5000);
+    a.signals.publish({ kind: 'change', workspace: 'after' });
+    await until(() => b.heard.some((s) => s.kind === 'change' && s.workspace === 'after'));
+  });
+
+  it('refuses to start when the database cannot be reached', async () => {
+    await expect(
+      PgSignals.connect({ connectionString: 'postgres://nobody@127.0.0.1:1/none' }),
+    ).rejects.toThrow();
+  });
+});
