@@ -213,7 +213,8 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   // What every authenticated prefix runs (`/v1/*`, and `/mcp`): the key, then its budget, which
   // is one per key across prefixes.
   const guard: MiddlewareHandler<ApiEnv>[] = [auth];
-  if (options.rateLimit !== false) guard.push(rateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT));
+  if (options.rateLimit !== false)
+    guard.push(rateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, engine.rates));
   app.use('/v1/*', ...guard);
   app.on(
     ['PUT', 'POST'],

@@ -1,6 +1,11 @@
-/** Per-key rate limiting (fixed window, in memory) with IETF draft RateLimit headers. */
+/**
+ * Per-key rate limiting (fixed window; counts kept by core's `RateBudgets`, shared by the nodes
+ * of one PostgreSQL database) with IETF draft RateLimit headers.
+ */
+
+import type { RateBudgets } from '@satchel/core';
 import type { MiddlewareHandler } from 'hono';
-import { type RateLimitInfo, rateLimiter } from 'hono-rate-limiter';
+import { type RateLimitInfo, rateLimiter, type Store } from 'hono-rate-limiter';
 import type { ApiEnv } from './api-env.js';
 import { HttpError } from './problem.js';
 
@@ -27,6 +32,19 @@ function checked({ limit, windowSeconds }: RateLimitOptions): void {
   }
 }
 
+/** The limiter's hit counter over core's budgets. */
+function budgetStore(budgets: RateBudgets, windowMs: number): Store<ApiEnv> {
+  return {
+    increment: (key) => {
+      const { hits, resetAt } = budgets.countHit(key, windowMs);
+      return { totalHits: hits, resetTime: new Date(resetAt) };
+    },
+    decrement: (key) => budgets.uncount(key, windowMs),
+    resetKey: (key) => budgets.reset(key),
+    localKeys: false,
+  };
+}
+
 /** Whole seconds until the window of `info` resets, at least 1 (a 429 must not say "retry now"). */
 function resetSeconds(info: RateLimitInfo | undefined, windowSeconds: number): number {
   const reset = info?.resetTime;
@@ -39,9 +57,13 @@ function resetSeconds(info: RateLimitInfo | undefined, windowSeconds: number): n
  * requests per `windowSeconds`; admin keys pass unless `admin` is true. Every limited response
  * carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-07); a request
  * over the budget is RATE_LIMITED (429 problem+json) with `Retry-After` in seconds and is not
- * handled at all. Counts live in this middleware's memory: one instance per app, per process.
+ * handled at all. Counts live in `budgets` (the engine's): one budget per key across the prefixes
+ * of an app and across the nodes of one database.
  */
-export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> {
+export function rateLimit(
+  options: RateLimitOptions,
+  budgets: RateBudgets,
+): MiddlewareHandler<ApiEnv> {
   checked(options);
   const { limit, windowSeconds } = options;
   const limitAdmins = options.admin ?? false;
@@ -50,6 +72,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> 
     windowMs: windowSeconds * 1000,
     limit,
     standardHeaders: 'draft-7',
+    store: budgetStore(budgets, windowSeconds * 1000),
     keyGenerator: (c) => c.get('actor').keyId ?? c.get('actor').principalId,
     skip: (c) => {
       const actor = c.get('actor');

@@ -140,6 +140,7 @@ export {
 } from '@satchel/client/sync/tree.js';
 export { type WatchOptions, watch as watchSync } from '@satchel/client/sync/watch.js';
 export { KEY_PREFIX } from './auth/keys.js';
+export type { RateBudgets, RateCount } from './auth/rate-budgets.js';
 export { applyEdits } from './engine/edit.js';
 export type { OpenSatchelOptions } from './engine/open.js';
 export {

@@ -18,6 +18,7 @@ import {
 } from '@satchel/client/operations/operation.js';
 import type { Satchel } from '@satchel/client/operations/satchel.js';
 import * as accessOps from '../auth/access.js';
+import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
 import {
   Dispatcher,
@@ -123,6 +124,10 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
         if (webhooks.dispatcher === dispatcher) webhooks.dispatcher = null;
       },
     };
+  }
+
+  get rates(): RateBudgets {
+    return this.services.rates;
   }
 
   webhookQueueDepth(): Promise<number> {

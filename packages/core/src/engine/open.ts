@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { SatchelError } from '@satchel/client/errors.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { actorOf, bootstrapAdmin } from '../auth/access.js';
+import { RateBudgets } from '../auth/rate-budgets.js';
 import { ChangeNotifier } from '../kernel/change-notifier.js';
 import type { EngineLimits } from '../kernel/context.js';
 import { LocalSignals, type Signals } from '../kernel/signals.js';
@@ -124,6 +125,11 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     new SecretBox(root ? join(root, WEBHOOK_KEY_FILE) : null),
   );
   const grepWorkers = new GrepWorkers();
+  const rates = new RateBudgets({
+    clock,
+    // Nodes that share a PostgreSQL database share their budgets; one process counts alone.
+    shared: store.dialect.name === 'postgres' ? { committer } : null,
+  });
   let closed = false;
   const services: EngineServices = {
     store,
@@ -137,6 +143,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     search,
     webhooks,
     grepWorkers,
+    rates,
     close: async () => {
       if (closed) return;
       closed = true;
@@ -148,6 +155,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
       await signals.close();
       // The index step under way commits (or not) before the database closes.
       await search.close();
+      await rates.close();
       await audit.close();
       await store.close();
     },

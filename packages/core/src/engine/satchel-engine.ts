@@ -1,6 +1,7 @@
 /** The engine as a Satchel: the data directory's admin, and the way to act as any principal. */
 
 import type { Satchel } from '@satchel/client/operations/satchel.js';
+import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
 import type { WebhookDispatcher, WebhookDispatchOptions } from '../webhooks/dispatcher.js';
 
@@ -19,4 +20,9 @@ export interface SatchelEngine extends Satchel {
   startWebhooks(options?: WebhookDispatchOptions): WebhookDispatcher;
   /** Webhook deliveries waiting for an attempt, across all workspaces (for metrics). */
   webhookQueueDepth(): Promise<number>;
+  /**
+   * Hits per key and window for rate limits: in this process on the embedded store, merged
+   * across the nodes of one PostgreSQL database (auth/rate-budgets.ts).
+   */
+  readonly rates: RateBudgets;
 }

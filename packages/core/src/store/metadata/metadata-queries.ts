@@ -11,6 +11,7 @@ import { AuditQueries } from './audit-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { LockQueries } from './lock-queries.js';
 import { MemberQueries } from './member-queries.js';
+import { RateQueries } from './rate-queries.js';
 import { SearchQueries } from './search-queries.js';
 import type {
   BlobsTable,
@@ -43,6 +44,8 @@ export class MetadataQueries {
   readonly webhooks: WebhookQueries;
   /** Search: passages, vectors, index state, full-text matching (search-queries.ts). */
   readonly search: SearchQueries;
+  /** Rate-limit windows shared by the nodes of one database (rate-queries.ts). */
+  readonly rates: RateQueries;
 
   constructor(
     protected readonly db: Kysely<Database>,
@@ -55,6 +58,7 @@ export class MetadataQueries {
     this.locks = new LockQueries(db);
     this.webhooks = new WebhookQueries(db, dialect);
     this.search = new SearchQueries(db, dialect);
+    this.rates = new RateQueries(db);
   }
 
   /**

@@ -323,6 +323,18 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
           .execute();
       },
     },
+    '0008_rate_windows': {
+      async up(db: Kysely<unknown>) {
+        // Hits per key and fixed window, summed over every node (auth/rate-budgets.ts).
+        await db.schema
+          .createTable('rate_windows')
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('window_start', 'bigint', (c) => c.notNull())
+          .addColumn('hits', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('rate_windows_pk', ['key', 'window_start'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -217,6 +217,13 @@ export interface SearchStateTable {
   vector_error: string | null;
 }
 
+/** Rate-limit hits per key and window, summed over the nodes of one database. */
+export interface RateWindowsTable {
+  key: string;
+  window_start: number;
+  hits: number;
+}
+
 export interface Database {
   meta: MetaTable;
   workspaces: WorkspacesTable;
@@ -234,4 +241,5 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  rate_windows: RateWindowsTable;
 }
