@@ -67,6 +67,11 @@ export interface OpenSatchelOptions {
    * by default only its own (kernel/signals.ts). Closed with the engine.
    */
   readonly signals?: Signals;
+  /**
+   * The key that seals webhook signing secrets (`parseWebhookKey`); by default
+   * `<data>/webhook.key`. Required on a shared database: every node needs the same key.
+   */
+  readonly webhookKey?: Buffer;
 }
 
 export { BLOBS_DIR, DATABASE_FILE } from '../store/open-stores.js';
@@ -122,7 +127,19 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
   changes.subscribe((workspace) => search.schedule(workspace));
   const webhooks = webhookServices(
     webhookAllow,
-    new SecretBox(root ? join(root, WEBHOOK_KEY_FILE) : null),
+    new SecretBox(
+      options.webhookKey
+        ? { key: options.webhookKey }
+        : store.dialect.name === 'postgres'
+          ? {
+              refuse:
+                'webhooks need SATCHEL_WEBHOOK_KEY (the same on every node of a shared database; ' +
+                'docs/deploy.md) to seal their signing secrets',
+            }
+          : root
+            ? { file: join(root, WEBHOOK_KEY_FILE) }
+            : {},
+    ),
   );
   const grepWorkers = new GrepWorkers();
   const rates = new RateBudgets({

@@ -3,6 +3,7 @@
  * cannot be hashed like an API key: it is sealed with AES-256-GCM under a key kept beside the
  * database (`<data>/webhook.key`, mode 0600, created on first need), bound to its webhook's id.
  * A copy of the database alone reveals no secret; back the key file up with the data directory.
+ * Nodes that share one database share one key instead: `SATCHEL_WEBHOOK_KEY` (docs/deploy.md).
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { link, open, readFile, unlink } from 'node:fs/promises';
@@ -65,17 +66,48 @@ function badKey(file: string): SatchelError {
   });
 }
 
+/**
+ * A webhook key given as configuration (base64 of 32 bytes), e.g. `SATCHEL_WEBHOOK_KEY`;
+ * INVALID_INPUT naming `source` otherwise.
+ */
+export function parseWebhookKey(text: string, source: string): Buffer {
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== KEY_BYTES) {
+    throw new SatchelError(
+      'INVALID_INPUT',
+      `${source} must be the base64 of ${KEY_BYTES} random bytes (e.g. \`openssl rand -base64 32\`)`,
+      { field: source },
+    );
+  }
+  return key;
+}
+
 /** Seals and opens webhook secrets with the data directory's key (or a per-process one). */
 export class SecretBox {
   #key: Promise<Buffer> | null = null;
 
-  /** `keyFile` null: a random key for this process only (in-memory engines). */
-  constructor(private readonly keyFile: string | null) {}
+  readonly #source: string;
+
+  /**
+   * Where the key comes from: `key` (configuration; every node of a shared database uses the
+   * same), a key `file` created on first need, `refuse` (no key may be made up: every use fails
+   * with INVALID_INPUT and this reason), or nothing: a random key for this process only
+   * (in-memory engines).
+   */
+  constructor(private readonly from: { key?: Buffer; file?: string; refuse?: string } = {}) {
+    this.#source = from.key ? 'the configured webhook key' : (from.file ?? 'the process key');
+    if (from.key) this.#key = Promise.resolve(from.key);
+  }
 
   #keyOnce(): Promise<Buffer> {
     if (this.#key === null) {
-      const file = this.keyFile;
-      this.#key = file === null ? Promise.resolve(randomBytes(KEY_BYTES)) : loadOrCreateKey(file);
+      const { file, refuse } = this.from;
+      this.#key =
+        refuse !== undefined
+          ? Promise.reject(new SatchelError('INVALID_INPUT', refuse))
+          : file === undefined
+            ? Promise.resolve(randomBytes(KEY_BYTES))
+            : loadOrCreateKey(file);
       // A failed load is retried on the next use instead of being remembered forever.
       this.#key.catch(() => {
         this.#key = null;
@@ -117,7 +149,7 @@ export class SecretBox {
   #unreadable(context: string): SatchelError {
     return new SatchelError(
       'INTERNAL',
-      `cannot decrypt the signing secret of webhook ${context}: ${this.keyFile ?? 'the process key'} ` +
+      `cannot decrypt the signing secret of webhook ${context}: ${this.#source} ` +
         'is not the key it was sealed with (restore the data directory’s webhook.key)',
       { webhook: context },
     );
