@@ -20,6 +20,18 @@ describe('authentication', () => {
     expect(await res.json()).toEqual({ status: 'ok' });
   });
 
+  it('serves /readyz without a key: 200 while the stores answer, 503 with Retry-After once they do not', async () => {
+    const app = await harness();
+    const ready = await app.request('GET', '/readyz', { key: null });
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', database: 'ok', content: 'ok' });
+    await app.engine.close();
+    const gone = await app.request('GET', '/readyz', { key: null });
+    expect(gone.status).toBe(503);
+    expect(gone.headers.get('Retry-After')).toBe('1');
+    expect(await gone.json()).toMatchObject({ status: 'unavailable', database: 'unreachable' });
+  });
+
   it('answers 401 problem+json with WWW-Authenticate for a missing, malformed or unknown key', async () => {
     const app = await harness();
     const missing = await app.request('GET', '/v1/workspaces', { key: null });

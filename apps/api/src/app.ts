@@ -206,6 +206,12 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   app.use('*', refuseDotSegments());
   app.use('*', bodyIdleTimeout(options.bodyIdleTimeoutSeconds ?? 60));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    const { ready, database, content } = await engine.readiness();
+    if (ready) return c.json({ status: 'ready', database, content });
+    c.header('Retry-After', '1');
+    return c.json({ status: 'unavailable', database, content }, 503);
+  });
   app.route('/', docsRoutes());
 
   const auth = bearerAuth({ engine });

@@ -16,6 +16,7 @@ const TITLES: Readonly<Record<ErrorCode, string>> = {
   RATE_LIMITED: 'Too many requests',
   INTEGRITY: 'Stored content failed its integrity check',
   INTERNAL: 'Internal server error',
+  UNAVAILABLE: 'Service unavailable',
 };
 
 /** Members of a problem that `data` may not override. */
@@ -100,6 +101,9 @@ export function toProblem(error: unknown, requestId: string): Problem {
 export function problemHeaders(error: unknown): Record<string, string> {
   const headers: Record<string, string> = { 'Content-Type': PROBLEM_CONTENT_TYPE };
   if (error instanceof HttpError) Object.assign(headers, error.headers);
+  if (error instanceof SatchelError && error.code === 'UNAVAILABLE') {
+    headers['Retry-After'] ??= String(error.data.retryAfter ?? 1);
+  }
   if (error instanceof SatchelError && error.code === 'UNAUTHENTICATED') {
     headers['WWW-Authenticate'] ??= 'Bearer realm="satchel"';
   }

@@ -16,6 +16,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   RATE_LIMITED: 7,
   INTEGRITY: 8,
   INTERNAL: 1,
+  UNAVAILABLE: 7,
 };
 
 export const EXIT_OK = 0;

@@ -96,6 +96,8 @@ const HINTS: Readonly<Record<ErrorCode, (data: Readonly<Record<string, unknown>>
     `too many requests; retry after ${num(data.retryAfter) ?? 'a few'} seconds`,
   INTEGRITY: () => 'stored content failed its checksum; tell an administrator (satchel fsck)',
   INTERNAL: () => 'an unexpected server fault; retry once, then report it',
+  UNAVAILABLE: (data) =>
+    `the server cannot reach its database right now; wait ${num(data.retryAfter) ?? 1} s and call again`,
 };
 
 /** The error as plain data: code, message, next step and the error's own data. */

@@ -151,7 +151,7 @@ export {
   DEFAULT_LIMITS,
   openSatchel,
 } from './engine/open.js';
-export type { SatchelEngine } from './engine/satchel-engine.js';
+export type { Readiness, SatchelEngine } from './engine/satchel-engine.js';
 export type { Actor, KeyScope } from './kernel/actor.js';
 export type { EngineLimits } from './kernel/context.js';
 export {

@@ -49,11 +49,17 @@ export const ProblemSchema = z
   .describe('RFC 9457 problem details; extension members carry the error data (e.g. field)');
 
 export const HealthSchema = z.object({ status: z.literal('ok') });
+export const ReadinessSchema = z.object({
+  status: z.enum(['ready', 'unavailable']),
+  database: z.enum(['ok', 'unreachable', 'migrations pending']),
+  content: z.enum(['ok', 'unreachable']),
+});
 
 /** Schemas of response bodies, by component name (converted with zod's `io: 'output'`). */
 export const OUTPUT_SCHEMAS = {
   Problem: ProblemSchema,
   Health: HealthSchema,
+  Readiness: ReadinessSchema,
   Workspace: WorkspaceSchema,
   WorkspacePage: pageSchema(WorkspaceSchema),
   WorkspaceInfo: WorkspaceInfoSchema,

@@ -14,6 +14,20 @@ export const SERVICE_OPERATIONS: readonly OperationSpec[] = [
   },
   {
     method: 'GET',
+    path: '/readyz',
+    tag: 'service',
+    summary: 'Readiness: the database answers with a current schema and the content store answers',
+    auth: 'public',
+    responses: {
+      200: { description: 'ready to serve', content: [{ json: 'Readiness' }] },
+      503: {
+        description: 'not ready (take it out of the load balancer); Retry-After',
+        content: [{ json: 'Readiness' }],
+      },
+    },
+  },
+  {
+    method: 'GET',
     path: '/openapi.json',
     tag: 'service',
     summary: 'This document (OpenAPI 3.1)',

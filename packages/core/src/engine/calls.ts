@@ -4,7 +4,7 @@
  * changes, group-committed within 100 ms for reads and refusals (DESIGN.md, Audit log).
  */
 
-import { isSatchelError } from '@satchel/client/errors.js';
+import { isSatchelError, SatchelError } from '@satchel/client/errors.js';
 import type { GlobalAction, WorkspaceAction } from '@satchel/client/operations/actions.js';
 import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import type { AuditInput, AuditLog } from '../audit/audit-log.js';
@@ -111,11 +111,29 @@ export async function runAudited<T>(
     const result = await fn(ctx);
     if (!audited.done) record('ok', null);
     return result;
-  } catch (error) {
+  } catch (raw) {
+    const error = unavailableOr(services.store, raw);
     const code = isSatchelError(error) ? error.code : 'INTERNAL';
     record(REFUSALS.has(code) ? 'refused' : 'error', code);
     throw error;
   }
+}
+
+/** Seconds a client should wait before retrying while the database is unreachable. */
+const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * `error` as UNAVAILABLE (503 with Retry-After) when it means the database cannot be reached
+ * now; any other error as it is.
+ */
+export function unavailableOr(store: MetadataStore, error: unknown): unknown {
+  if (isSatchelError(error) || !store.dialect.unavailable(error)) return error;
+  return new SatchelError(
+    'UNAVAILABLE',
+    `the metadata database cannot be reached; retry in ${RETRY_AFTER_SECONDS} s`,
+    { retryAfter: RETRY_AFTER_SECONDS },
+    { cause: error },
+  );
 }
 
 /** A context whose commits carry this call's audit entry in the same transaction. */

@@ -31,10 +31,11 @@ import {
   type EngineServices,
   globalCheck,
   runAudited,
+  unavailableOr,
   workspaceCheck,
 } from './calls.js';
 import { RUNS, WORKSPACE_OF } from './runs.js';
-import type { SatchelEngine } from './satchel-engine.js';
+import type { Readiness, SatchelEngine } from './satchel-engine.js';
 
 export type { EngineServices } from './calls.js';
 
@@ -63,7 +64,10 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
   }
 
   authenticate(key: string): Promise<Actor> {
-    return accessOps.authenticate(this.services.store, key, this.services.clock());
+    const { store, clock } = this.services;
+    return accessOps.authenticate(store, key, clock()).catch((error: unknown) => {
+      throw unavailableOr(store, error);
+    });
   }
 
   /** Runs operation `name` with the arguments its method was called with. */
@@ -124,6 +128,19 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
         if (webhooks.dispatcher === dispatcher) webhooks.dispatcher = null;
       },
     };
+  }
+
+  async readiness(): Promise<Readiness> {
+    const { store, blobs } = this.services;
+    const database = await store.pendingMigrations().then(
+      (pending) => (pending.length === 0 ? 'ok' : 'migrations pending'),
+      () => 'unreachable' as const,
+    );
+    const content = await blobs.has('0'.repeat(64)).then(
+      () => 'ok' as const,
+      () => 'unreachable' as const,
+    );
+    return { ready: database === 'ok' && content === 'ok', database, content };
   }
 
   get rates(): RateBudgets {

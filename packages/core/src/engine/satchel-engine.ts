@@ -5,6 +5,12 @@ import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
 import type { WebhookDispatcher, WebhookDispatchOptions } from '../webhooks/dispatcher.js';
 
+export interface Readiness {
+  readonly ready: boolean;
+  readonly database: 'ok' | 'unreachable' | 'migrations pending';
+  readonly content: 'ok' | 'unreachable';
+}
+
 /** The engine itself: a Satchel acting as the data directory's admin, and the way to others. */
 export interface SatchelEngine extends Satchel {
   /** The actor an API key stands for; UNAUTHENTICATED if it is malformed, unknown, revoked or expired. */
@@ -25,4 +31,9 @@ export interface SatchelEngine extends Satchel {
    * across the nodes of one PostgreSQL database (auth/rate-budgets.ts).
    */
   readonly rates: RateBudgets;
+  /**
+   * Whether this node can serve: the database answers with a current schema, and the content
+   * store answers. Never throws; each check is 'ok' or a short reason.
+   */
+  readiness(): Promise<Readiness>;
 }

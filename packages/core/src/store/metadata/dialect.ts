@@ -51,6 +51,11 @@ export interface SqlDialectInfo {
    * until commit or rollback (PostgreSQL: `pg_advisory_xact_lock`; SQLite: nothing to do).
    */
   serialize(db: Kysely<Database>, name: string): Promise<void>;
+  /**
+   * Whether `error` means the database cannot be reached now (refused or lost connection, the
+   * server shutting down or starting): the call failed as a whole and may be retried.
+   */
+  unavailable(error: unknown): boolean;
   /** Statements that make `table` append-only: triggers that reject UPDATE and DELETE. */
   appendOnly(table: string): string[];
   /**

@@ -24,7 +24,7 @@ import {
   type VersionRow,
   type WorkspaceRow,
 } from './metadata-queries.js';
-import { migrateToLatest } from './migrations.js';
+import { migrateToLatest, pendingMigrations } from './migrations.js';
 import type { Database } from './tables.js';
 
 export type { BlobRow, EntryRow, VersionRow, WorkspaceRow } from './metadata-queries.js';
@@ -210,6 +210,11 @@ export class MetadataStore extends MetadataQueries {
       .values({ key: 'format', value: STORAGE_FORMAT })
       .onConflict((oc) => oc.column('key').doNothing())
       .execute();
+  }
+
+  /** Migrations not run yet on this database (a node started by an older version may see some). */
+  pendingMigrations(): Promise<string[]> {
+    return pendingMigrations(this.db as unknown as Kysely<unknown>, this.dialect);
   }
 
   /** Starts this engine's lock epoch (the fencing floor seam: lock-queries.ts, startLockEpoch). */

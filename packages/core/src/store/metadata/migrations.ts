@@ -338,6 +338,16 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
   };
 }
 
+/** Names of the migrations this database has not run yet (empty: the schema is current). */
+export async function pendingMigrations(
+  db: Kysely<unknown>,
+  dialect: SqlDialectInfo,
+): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
+  const all = await new Migrator({ db, provider }).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
 /** Brings the database to the newest schema; throws INTERNAL naming the failed migration. */
 export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectInfo): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };

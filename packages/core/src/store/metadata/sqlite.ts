@@ -24,6 +24,8 @@ export const SQLITE_DIALECT: SqlDialectInfo = {
   binaryType: 'blob',
   textCollation: null,
   rowLocks: false,
+  // An embedded file is never "unreachable": its errors are faults.
+  unavailable: () => false,
   // A write transaction holds SQLite's one write lock until it ends.
   serialize: async () => undefined,
   relaxed: (db, fn) =>
