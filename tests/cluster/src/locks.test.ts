@@ -1,0 +1,124 @@
+/**
+ * Fenced locks across two nodes: 16 workers × 100 lock-protected increments of one counter,
+ * split over two processes that are frozen in turn (SIGSTOP) for longer than the lease. Every
+ * acknowledged increment counts; every write of a holder that woke up too late is refused.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  adminKey,
+  client,
+  dataDir,
+  freshSchema,
+  type Node,
+  postgresUrl,
+  startNode,
+} from './support.js';
+
+const base = await postgresUrl();
+const WORKERS = 16;
+const INCREMENTS = Number(process.env.CLUSTER_LOCK_INCREMENTS ?? 100);
+const TTL_SECONDS = 1;
+const WORKER = fileURLToPath(new URL('./lock-worker.mjs', import.meta.url));
+
+interface Outcome {
+  acknowledged: number;
+  stale: number;
+  errors: string[];
+}
+
+describe.skipIf(base === null)('locks across two nodes', () => {
+  let cleanup: (() => Promise<void>)[] = [];
+  let nodes: Node[] = [];
+  let key = '';
+
+  beforeAll(async () => {
+    const schema = await freshSchema(base ?? '');
+    const data = await dataDir();
+    const a = await startNode(data.path, schema.url());
+    const b = await startNode(data.path, schema.url());
+    nodes = [a, b];
+    cleanup = [() => a.stop(), () => b.stop(), data.cleanup, schema.drop];
+    key = await adminKey(data.path);
+  });
+
+  afterAll(async () => {
+    for (const step of cleanup) await step().catch(() => undefined);
+  });
+
+  it(`${WORKERS} workers × ${INCREMENTS} increments, holders frozen past their lease`, {
+    timeout: 300_000,
+  }, async () => {
+    const admin = client(key);
+    const [a, b] = nodes.map((n) => n.url) as [string, string];
+    expect(
+      (
+        await admin(a, '/v1/workspaces', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ name: 'ws' }),
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await admin(b, '/v1/workspaces/ws/files/counter.txt', { method: 'PUT', body: '0' })).status,
+    ).toBe(200);
+
+    const config = {
+      nodes: [a, b],
+      key,
+      workers: WORKERS / 2,
+      increments: INCREMENTS,
+      ttlSeconds: TTL_SECONDS,
+      path: '/counter.txt',
+    };
+    const processes = [0, 1].map(() =>
+      spawn(process.execPath, [WORKER, JSON.stringify(config)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
+    );
+    const outcomes = processes.map(
+      (child) =>
+        new Promise<Outcome>((resolve, reject) => {
+          let out = '';
+          child.stdout?.setEncoding('utf8').on('data', (t: string) => {
+            out += t;
+          });
+          child.once('exit', (code) =>
+            code === 0
+              ? resolve(JSON.parse(out) as Outcome)
+              : reject(new Error(`worker exited ${code}`)),
+          );
+        }),
+    );
+    // Freeze each process in turn for longer than the lease, while the others go on.
+    let running = true;
+    let freezes = 0;
+    const freezer = (async () => {
+      for (let turn = 0; running; turn++) {
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        const victim = processes[turn % 2];
+        if (!running || !victim || victim.exitCode !== null) continue;
+        victim.kill('SIGSTOP');
+        freezes += 1;
+        await new Promise((resolve) => setTimeout(resolve, TTL_SECONDS * 1000 + 600));
+        victim.kill('SIGCONT');
+      }
+    })();
+    const results = await Promise.all(outcomes).finally(() => {
+      running = false;
+    });
+    await freezer;
+
+    const acknowledged = results.reduce((n, r) => n + r.acknowledged, 0);
+    const stale = results.reduce((n, r) => n + r.stale, 0);
+    expect(results.flatMap((r) => r.errors)).toEqual([]);
+    expect(acknowledged).toBe(WORKERS * INCREMENTS);
+    const counter = await admin(a, '/v1/workspaces/ws/files/counter.txt');
+    expect(Number(await counter.text())).toBe(acknowledged);
+    // Holders froze past their lease while others took the lock: their late writes were refused.
+    expect(freezes).toBeGreaterThan(2);
+    expect(stale).toBeGreaterThan(0);
+  });
+});
