@@ -42,7 +42,7 @@ interface Load {
 }
 
 async function load(
-  urls: string[],
+  urls: readonly string[],
   method: 'GET' | 'PUT',
   key: string,
   body: Buffer,

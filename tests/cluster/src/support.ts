@@ -100,10 +100,10 @@ export async function startNode(
       '0',
       '--data',
       data,
-      '--database-url',
-      databaseUrl,
       '--rate-limit',
       'off',
+      // Empty: the embedded store in `data`.
+      ...(databaseUrl === '' ? [] : ['--database-url', databaseUrl]),
     ],
     {
       env: {
