@@ -84,7 +84,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
   const root = memory ? null : resolve(options.data);
   if (root) await mkdir(root, { recursive: true, mode: 0o700 });
   const config: StoreConfig = { ...embeddedStores(root), ...options.stores };
-  const store = options.metadata ?? openMetadata(config.metadata);
+  const store = options.metadata ?? (await openMetadata(config.metadata));
   const blobs = options.blobs ?? (await openBlobs(config.blobs));
   await store.migrate();
   await store.startLockEpoch();

@@ -23,6 +23,8 @@ export const SQLITE_DIALECT: SqlDialectInfo = {
   name: 'sqlite',
   binaryType: 'blob',
   textCollation: null,
+  autoIncrement: 'autoincrement',
+  currentSchema: async () => null,
   relaxed: (db, fn) =>
     // One connection throughout, so the setting applies to exactly this transaction's commit.
     db.connection().execute(async (conn) => {
