@@ -5,5 +5,7 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Finds the test PostgreSQL once per run (test-support/postgres.ts).
+    globalSetup: ['src/test-support/postgres-setup.ts'],
   },
 });

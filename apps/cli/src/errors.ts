@@ -15,6 +15,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   TOO_LARGE: 6,
   RATE_LIMITED: 7,
   INTEGRITY: 8,
+  UNAVAILABLE: 9,
   INTERNAL: 1,
   UNAVAILABLE: 7,
 };
@@ -170,6 +171,8 @@ function hintFor(error: SatchelError, command: string, remote: boolean): string 
       return 'wait a moment and retry';
     case 'INTEGRITY':
       return 'run `satchel fsck` to check the data directory';
+    case 'UNAVAILABLE':
+      return 'check that the database is running and reachable, then retry';
     default:
       return undefined;
   }

@@ -94,6 +94,8 @@ const HINTS: Readonly<Record<ErrorCode, (data: Readonly<Record<string, unknown>>
   LOCKED: lockedHint,
   RATE_LIMITED: (data) =>
     `too many requests; retry after ${num(data.retryAfter) ?? 'a few'} seconds`,
+  UNAVAILABLE: () =>
+    'the server cannot reach its database or content store right now; retry in a few seconds',
   INTEGRITY: () => 'stored content failed its checksum; tell an administrator (satchel fsck)',
   INTERNAL: () => 'an unexpected server fault; retry once, then report it',
   UNAVAILABLE: (data) =>

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   TOO_LARGE: 413,
   LOCKED: 423,
   RATE_LIMITED: 429,
+  /** The database or content store cannot be reached; worth retrying later (Retry-After). */
+  UNAVAILABLE: 503,
   /** Stored content no longer matches its hash: a server-side fault, never returned as data. */
   INTEGRITY: 500,
   /** An unexpected fault (a bug or the environment); never used for a client's mistake. */

@@ -184,10 +184,12 @@ export type { BlobRef, BlobStore } from './store/blob-store.js';
 export { FsBlobStore } from './store/fs-blob-store.js';
 export { MemoryBlobStore } from './store/memory-blob-store.js';
 export { MetadataStore } from './store/metadata/metadata-store.js';
+export { redactUrl } from './store/metadata/postgres.js';
 export { openSqlite, SQLITE_DIALECT } from './store/metadata/sqlite.js';
 export type {
   BlobsConfig,
   MetadataConfig,
+  PostgresConfig,
   SqliteConfig,
   StoreConfig,
 } from './store/open-stores.js';

@@ -41,6 +41,7 @@ const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
   416: 'INVALID_INPUT',
   423: 'LOCKED',
   429: 'RATE_LIMITED',
+  503: 'UNAVAILABLE',
 };
 
 const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);

@@ -11,7 +11,6 @@ import { actorOf, bootstrapAdmin } from '../auth/access.js';
 import { RateBudgets } from '../auth/rate-budgets.js';
 import { ChangeNotifier } from '../kernel/change-notifier.js';
 import type { EngineLimits } from '../kernel/context.js';
-import { LocalSignals, type Signals } from '../kernel/signals.js';
 import { LockWaiters } from '../locks/locks.js';
 import type { EmbeddingProvider } from '../search/embeddings.js';
 import { GrepWorkers } from '../search/grep-workers.js';
@@ -20,7 +19,14 @@ import type { ChatProvider } from '../search/llm.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { GroupCommitter } from '../store/group-commit.js';
 import type { MetadataStore } from '../store/metadata/metadata-store.js';
-import { embeddedStores, openBlobs, openMetadata, type StoreConfig } from '../store/open-stores.js';
+import {
+  embeddedStores,
+  openBlobs,
+  openMetadata,
+  openSignals,
+  type StoreConfig,
+} from '../store/open-stores.js';
+import { LocalSignals, type Signals } from '../store/signals.js';
 import { SecretBox, WEBHOOK_KEY_FILE } from '../webhooks/secret-box.js';
 import { AllowList } from '../webhooks/ssrf.js';
 import { webhookServices } from '../webhooks/webhooks.js';
@@ -64,7 +70,7 @@ export interface OpenSatchelOptions {
   readonly llm?: ChatProvider;
   /**
    * How this node hears about commits and lock releases on other nodes of the same database;
-   * by default only its own (kernel/signals.ts). Closed with the engine.
+   * by default only its own (store/signals.ts). Closed with the engine.
    */
   readonly signals?: Signals;
   /**
@@ -96,7 +102,11 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
   const root = memory ? null : resolve(options.data);
   if (root) await mkdir(root, { recursive: true, mode: 0o700 });
   const config: StoreConfig = { ...embeddedStores(root), ...options.stores };
-  const store = options.metadata ?? openMetadata(config.metadata);
+  const store = options.metadata ?? (await openMetadata(config.metadata));
+  // Wake-ups between the nodes on one database (one process: delivered in place).
+  const signals =
+    options.signals ??
+    (options.metadata === undefined ? await openSignals(config.metadata) : new LocalSignals());
   const blobs = options.blobs ?? (await openBlobs(config.blobs));
   await store.migrate();
   await store.startLockEpoch();
@@ -113,8 +123,6 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     checkpointFile: root ? join(root, AUDIT_CHECKPOINT_FILE) : null,
     ...(options.auditFlushMs === undefined ? {} : { flushDelayMs: options.auditFlushMs }),
   });
-  // Wake-ups between the nodes on one database (one process: delivered in place).
-  const signals = options.signals ?? new LocalSignals();
   const waiters = new LockWaiters({ clock, signals });
   const changes = new ChangeNotifier(signals);
   const search = new SearchIndex({
@@ -125,22 +133,15 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     llm: options.llm,
   });
   changes.subscribe((workspace) => search.schedule(workspace));
-  const webhooks = webhookServices(
-    webhookAllow,
-    new SecretBox(
-      options.webhookKey
-        ? { key: options.webhookKey }
-        : store.dialect.name === 'postgres'
-          ? {
-              refuse:
-                'webhooks need SATCHEL_WEBHOOK_KEY (the same on every node of a shared database; ' +
-                'docs/deploy.md) to seal their signing secrets',
-            }
-          : root
-            ? { file: join(root, WEBHOOK_KEY_FILE) }
-            : {},
-    ),
+  const secrets = new SecretBox(
+    options.webhookKey
+      ? { key: options.webhookKey }
+      : root
+        ? { file: join(root, WEBHOOK_KEY_FILE) }
+        : {},
   );
+  if (store.dialect.name === 'postgres') await sameWebhookKey(store, secrets);
+  const webhooks = webhookServices(webhookAllow, secrets);
   const grepWorkers = new GrepWorkers();
   const rates = new RateBudgets({
     clock,
@@ -178,4 +179,21 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     },
   };
   return new LocalSatchel(services, actorOf(admin, null), createdKey);
+}
+
+/**
+ * On a database several nodes share, every node must seal webhook secrets with the same key:
+ * the first node records its key's fingerprint, a node with another key refuses to start.
+ */
+async function sameWebhookKey(store: MetadataStore, secrets: SecretBox): Promise<void> {
+  const mine = await secrets.fingerprint();
+  const recorded = await store.setting('webhook_key_fingerprint', mine);
+  if (recorded !== mine) {
+    throw new SatchelError(
+      'INVALID_INPUT',
+      `this node's webhook key (fingerprint ${mine}) is not the one the database's webhooks are ` +
+        `sealed with (${recorded}): set SATCHEL_WEBHOOK_KEY to the same value on every node (docs/deploy.md)`,
+      { field: 'webhookKey' },
+    );
+  }
 }

@@ -1,4 +1,4 @@
-import { LocalSignals, type Signals } from './signals.js';
+import { LocalSignals, type Signals } from '../store/signals.js';
 
 /**
  * Change-feed wake-ups: who learns, and when, that a workspace changed.
@@ -10,7 +10,7 @@ import { LocalSignals, type Signals } from './signals.js';
  * timer, so a lost wake-up costs latency, never a missed change. `close` wakes everyone and
  * makes later waits return at once.
  *
- * Wake-ups travel as `change` signals (kernel/signals.ts): in one process at once; between nodes
+ * Wake-ups travel as `change` signals (store/signals.ts): in one process at once; between nodes
  * on PostgreSQL through LISTEN/NOTIFY, and through the callers' timers when a signal is lost.
  */
 export class ChangeNotifier {

@@ -1,6 +1,6 @@
 /** The in-process queue of lock requests that wait: arrival order, woken on release and expiry. */
 import { SatchelError } from '@satchel/client/errors.js';
-import { LocalSignals, type Signals } from '../kernel/signals.js';
+import { LocalSignals, type Signals } from '../store/signals.js';
 import { conflicts, type LockClaim } from './lock-rules.js';
 
 export type WaitAttempt<T> =
@@ -22,7 +22,7 @@ interface Waiter {
  * timer for all waiters, re-armed as they come and go) and, as a safety net for locks released
  * by another process, every `recheckMs` (default 1 s). Nothing polls faster than that.
  *
- * Lock wake-ups between nodes travel as `lock` signals (kernel/signals.ts). Contract: the
+ * Lock wake-ups between nodes travel as `lock` signals (store/signals.ts). Contract: the
  * store decides who holds a lock, never the waiters; a waiter is only ever woken early (a spurious
  * wake-up re-runs `attempt`, which re-reads the store), and is never left asleep past
  * `recheckMs` or past the earliest expiry it waits on, so a release on another node costs at

@@ -1,15 +1,24 @@
 /**
  * Which stores an engine runs on, as a small configuration, and the one place that opens them.
  * The embedded default keeps both in the data directory: a SQLite file and a blob directory.
- * A second backend (PostgreSQL metadata, S3 content) is a new variant here plus a file beside
- * `metadata/sqlite.ts` or `fs-blob-store.ts`; nothing in the engine changes.
+ * Metadata may live in PostgreSQL instead (`metadata/postgres.ts`); a further backend (S3
+ * content) is a new variant here plus a file beside `fs-blob-store.ts`; nothing in the engine
+ * changes.
  */
 import { join } from 'node:path';
 import type { BlobStore } from './blob-store.js';
 import { FsBlobStore } from './fs-blob-store.js';
 import { MemoryBlobStore } from './memory-blob-store.js';
 import { MetadataStore } from './metadata/metadata-store.js';
+import {
+  checkPostgres,
+  openPostgres,
+  POSTGRES_DIALECT,
+  type PostgresOptions,
+} from './metadata/postgres.js';
+import { PgSignals } from './metadata/postgres-signals.js';
 import { openSqlite, SQLITE_DIALECT, type SqliteOptions } from './metadata/sqlite.js';
+import { LocalSignals, type Signals } from './signals.js';
 
 /** Metadata in a SQLite file (":memory:" for a throwaway database). */
 export interface SqliteConfig extends SqliteOptions {
@@ -22,7 +31,14 @@ export type BlobsConfig =
   | { readonly kind: 'directory'; readonly path: string }
   | { readonly kind: 'memory' };
 
-export type MetadataConfig = SqliteConfig;
+/** Metadata in a PostgreSQL database (`SATCHEL_DATABASE_URL`; docs/storage.md). */
+export interface PostgresConfig extends PostgresOptions {
+  readonly kind: 'postgres';
+  /** postgres://user:password@host:port/database */
+  readonly url: string;
+}
+
+export type MetadataConfig = SqliteConfig | PostgresConfig;
 
 export interface StoreConfig {
   readonly metadata: MetadataConfig;
@@ -42,10 +58,36 @@ export function embeddedStores(root: string | null): StoreConfig {
       };
 }
 
-/** Opens the metadata store `config` names; the schema is not migrated yet. */
-export function openMetadata(config: MetadataConfig): MetadataStore {
-  const { file, ...options } = config;
+/**
+ * Opens the metadata store `config` names; the schema is not migrated yet. A PostgreSQL
+ * database must answer now: UNAVAILABLE naming its URL (password redacted) otherwise.
+ */
+export async function openMetadata(config: MetadataConfig): Promise<MetadataStore> {
+  if (config.kind === 'postgres') {
+    const { kind: _kind, url, ...options } = config;
+    const db = openPostgres(url, options);
+    try {
+      await checkPostgres(db, url);
+    } catch (error) {
+      await db.destroy();
+      throw error;
+    }
+    return new MetadataStore(db, POSTGRES_DIALECT);
+  }
+  const { kind: _kind, file, ...options } = config;
   return new MetadataStore(openSqlite(file, options), SQLITE_DIALECT);
+}
+
+/**
+ * How the nodes sharing the metadata database `config` names hear of each other's commits and
+ * lock releases: LISTEN/NOTIFY on PostgreSQL (the database must answer now), in-process otherwise.
+ */
+export async function openSignals(config: MetadataConfig): Promise<Signals> {
+  if (config.kind !== 'postgres') return new LocalSignals();
+  return PgSignals.connect({
+    connectionString: config.url,
+    ...(config.schema === undefined ? {} : { options: `-c search_path=${config.schema}` }),
+  });
 }
 
 /** Opens (creating if needed) the content store `config` names. */

@@ -6,6 +6,7 @@ import type { Satchel } from '@satchel/client/operations/satchel.js';
 import { afterEach } from 'vitest';
 import { type OpenSatchelOptions, openSatchel } from '../engine/open.js';
 import type { SatchelEngine } from '../engine/satchel-engine.js';
+import { createTestSchema, testDatabaseUrl } from './postgres.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -20,12 +21,22 @@ export async function tempDir(prefix = 'satchel-test-'): Promise<string> {
   return dir;
 }
 
-/** An engine on a fresh data directory with workspace "ws", closed after the test. */
+/**
+ * An engine on a fresh data directory with workspace "ws", closed after the test. With
+ * `SATCHEL_TEST_METADATA=postgres` its metadata goes to a fresh schema of the test PostgreSQL
+ * instead (dropped after the test): a way to run the engine's tests on the other dialect.
+ */
 export async function openTemp(
   options: Partial<OpenSatchelOptions> = {},
 ): Promise<{ satchel: SatchelEngine; data: string }> {
   const data = join(await tempDir(), 'data');
-  const satchel = await openSatchel({ data, ...options });
+  let stores = options.stores;
+  if (process.env.SATCHEL_TEST_METADATA === 'postgres' && !stores?.metadata && !options.metadata) {
+    const schema = await createTestSchema(testDatabaseUrl());
+    cleanups.push(() => schema.drop());
+    stores = { ...stores, metadata: schema.config };
+  }
+  const satchel = await openSatchel({ data, ...options, ...(stores ? { stores } : {}) });
   cleanups.push(() => satchel.close());
   await satchel.createWorkspace('ws');
   return { satchel, data };

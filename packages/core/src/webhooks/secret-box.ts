@@ -5,7 +5,7 @@
  * A copy of the database alone reveals no secret; back the key file up with the data directory.
  * Nodes that share one database share one key instead: `SATCHEL_WEBHOOK_KEY` (docs/deploy.md).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { link, open, readFile, unlink } from 'node:fs/promises';
 import { SatchelError } from '@satchel/client/errors.js';
 
@@ -89,31 +89,35 @@ export class SecretBox {
   readonly #source: string;
 
   /**
-   * Where the key comes from: `key` (configuration; every node of a shared database uses the
-   * same), a key `file` created on first need, `refuse` (no key may be made up: every use fails
-   * with INVALID_INPUT and this reason), or nothing: a random key for this process only
-   * (in-memory engines).
+   * Where the key comes from: `key` (configuration, e.g. `SATCHEL_WEBHOOK_KEY`), a key `file`
+   * created on first need, or neither: a random key for this process only (in-memory engines).
    */
-  constructor(private readonly from: { key?: Buffer; file?: string; refuse?: string } = {}) {
+  constructor(private readonly from: { key?: Buffer; file?: string } = {}) {
     this.#source = from.key ? 'the configured webhook key' : (from.file ?? 'the process key');
     if (from.key) this.#key = Promise.resolve(from.key);
   }
 
   #keyOnce(): Promise<Buffer> {
     if (this.#key === null) {
-      const { file, refuse } = this.from;
+      const { file } = this.from;
       this.#key =
-        refuse !== undefined
-          ? Promise.reject(new SatchelError('INVALID_INPUT', refuse))
-          : file === undefined
-            ? Promise.resolve(randomBytes(KEY_BYTES))
-            : loadOrCreateKey(file);
+        file === undefined ? Promise.resolve(randomBytes(KEY_BYTES)) : loadOrCreateKey(file);
       // A failed load is retried on the next use instead of being remembered forever.
       this.#key.catch(() => {
         this.#key = null;
       });
     }
     return this.#key;
+  }
+
+  /** Names the key without revealing it: the first 16 hex digits of SHA-256 over a label and it. */
+  async fingerprint(): Promise<string> {
+    const key = await this.#keyOnce();
+    return createHash('sha256')
+      .update('satchel webhook key\0')
+      .update(key)
+      .digest('hex')
+      .slice(0, 16);
   }
 
   /** `v1:<base64 of iv ‖ tag ‖ ciphertext>`, authenticated together with `context`. */

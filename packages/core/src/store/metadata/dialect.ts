@@ -10,7 +10,7 @@ export interface PassageMatch {
   readonly lineEnd: number;
   readonly text: string;
   readonly snippet: string;
-  /** Relevance (BM25); higher is better. */
+  /** Relevance (SQLite: BM25; PostgreSQL: ts_rank_cd, docs/search.md); higher is better. */
   readonly score: number;
 }
 
@@ -56,6 +56,17 @@ export interface SqlDialectInfo {
    * server shutting down or starting): the call failed as a whole and may be retried.
    */
   unavailable(error: unknown): boolean;
+  /**
+   * How a generated integer key is declared: SQLite's `integer primary key autoincrement`, or a
+   * PostgreSQL identity column (Kysely's `autoIncrement()` is not PostgreSQL syntax).
+   */
+  readonly autoIncrement: 'autoincrement' | 'identity';
+  /**
+   * The schema the tables are created in (PostgreSQL's `current_schema()`), or null where the
+   * dialect has none. Kysely's migrator must be told: otherwise it takes the migration tables
+   * of any other schema in the database for its own.
+   */
+  currentSchema(db: Kysely<unknown>): Promise<string | null>;
   /** Statements that make `table` append-only: triggers that reject UPDATE and DELETE. */
   appendOnly(table: string): string[];
   /**
@@ -65,6 +76,6 @@ export interface SqlDialectInfo {
    * short-lived lock leases (docs/storage.md, Durability).
    */
   relaxed<T>(db: Kysely<Database>, fn: (db: Kysely<Database>) => Promise<T>): Promise<T>;
-  /** The search index's full-text part (SQLite: FTS5 with BM25). */
+  /** The search index's full-text part (SQLite: FTS5 with BM25; PostgreSQL: tsvector + GIN). */
   readonly fullText: FullTextDialect;
 }

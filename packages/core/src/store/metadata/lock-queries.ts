@@ -99,9 +99,10 @@ export class LockQueries {
       .updateTable('workspaces')
       .set((eb) => {
         // The epoch's floor, read in the same statement: a lock grant is on the hot path.
+        // bigint, not integer: PostgreSQL's integer is 32 bits and epoch × 2^24 outgrows it.
         const floor = eb
           .selectFrom('meta')
-          .select(sql<number>`cast(value as integer) * ${FENCE_EPOCH_SPAN}`.as('floor'))
+          .select(sql<number>`cast(value as bigint) * ${FENCE_EPOCH_SPAN}`.as('floor'))
           .where('key', '=', LOCK_EPOCH);
         return {
           fence: eb

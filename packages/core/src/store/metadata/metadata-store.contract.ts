@@ -1,6 +1,7 @@
 /** What every MetadataStore backend must do; each dialect runs it with its own factory. */
 import { createHash } from 'node:crypto';
 import { parentOf } from '@satchel/client/paths.js';
+import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type {
   BlobRecord,
@@ -9,6 +10,7 @@ import type {
   MetadataTx,
   VersionRecord,
 } from './metadata-store.js';
+import { rawDatabase } from './testing.js';
 
 export interface MetadataStoreFixture {
   /** A migrated, empty store. */
@@ -139,6 +141,21 @@ export function runMetadataStoreContract(
       await store.migrate();
       await createWorkspace('w1');
       await store.migrate();
+      expect((await store.findWorkspace('w1'))?.id).toBe('w1');
+    });
+
+    it('refuses a schema newer than it knows, and leaves it as it is', async () => {
+      const db = rawDatabase(store) as unknown as Kysely<{
+        kysely_migration: { name: string; timestamp: string };
+      }>;
+      await db
+        .insertInto('kysely_migration')
+        .values({ name: '9999_from_the_future', timestamp: new Date(NOW).toISOString() })
+        .execute();
+      await expect(store.migrate()).rejects.toThrow(
+        'the database schema is newer than this version of Satchel (it has migration 9999_from_the_future)',
+      );
+      await createWorkspace('w1');
       expect((await store.findWorkspace('w1'))?.id).toBe('w1');
     });
 

@@ -216,6 +216,24 @@ export class MetadataStore extends MetadataQueries {
       .execute();
   }
 
+  /**
+   * The setting `key` of the database (its `meta` table): the stored value, or — when there is
+   * none yet — `initial`, stored now. Whoever stores first wins; everyone gets the same value.
+   */
+  async setting(key: string, initial: string): Promise<string> {
+    await this.db
+      .insertInto('meta')
+      .values({ key, value: initial })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
+    const row = await this.db
+      .selectFrom('meta')
+      .select('value')
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
+    return row.value;
+  }
+
   /** Migrations not run yet on this database (a node started by an older version may see some). */
   pendingMigrations(): Promise<string[]> {
     return pendingMigrations(this.db as unknown as Kysely<unknown>, this.dialect);

@@ -273,7 +273,11 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
       async up(db: Kysely<unknown>) {
         await db.schema
           .createTable('passages')
-          .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+          .addColumn('id', dialect.autoIncrement === 'identity' ? 'bigint' : 'integer', (c) =>
+            dialect.autoIncrement === 'identity'
+              ? c.primaryKey().generatedByDefaultAsIdentity()
+              : c.primaryKey().autoIncrement(),
+          )
           .addColumn('workspace_id', 'text', (c) =>
             c.notNull().references('workspaces.id').onDelete('cascade'),
           )
@@ -338,20 +342,44 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
   };
 }
 
+/** Kysely's migrator over this build's migrations, with its tables in the current schema. */
+async function migrator(db: Kysely<unknown>, dialect: SqlDialectInfo): Promise<Migrator> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
+  const schema = await dialect.currentSchema(db);
+  return new Migrator({
+    db,
+    provider,
+    ...(schema === null ? {} : { migrationTableSchema: schema }),
+  });
+}
+
 /** Names of the migrations this database has not run yet (empty: the schema is current). */
 export async function pendingMigrations(
   db: Kysely<unknown>,
   dialect: SqlDialectInfo,
 ): Promise<string[]> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
-  const all = await new Migrator({ db, provider }).getMigrations();
+  const all = await (await migrator(db, dialect)).getMigrations();
   return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
 
-/** Brings the database to the newest schema; throws INTERNAL naming the failed migration. */
+/**
+ * Brings the database to the newest schema; throws INTERNAL naming the failed migration, or
+ * saying the schema is newer than this build (a migration ran that it does not know): an older
+ * Satchel never writes to a schema it does not understand.
+ */
 export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectInfo): Promise<void> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const { error, results } = await (await migrator(db, dialect)).migrateToLatest();
+  // Kysely's wording when the database has run a migration this build lacks.
+  const newer = /previously executed migration (\S+) is missing/.exec(String(error));
+  if (newer) {
+    throw new SatchelError(
+      'INTERNAL',
+      `the database schema is newer than this version of Satchel (it has migration ${newer[1]}); ` +
+        'run a version that knows it',
+      {},
+      { cause: error },
+    );
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new SatchelError(

@@ -1,11 +1,11 @@
 /** Signals between two nodes over a real PostgreSQL: delivery, no echo, and a lost connection. */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Signal } from '../../kernel/signals.js';
-import { postgresUrl } from '../../test-support/pg-url.js';
+import { postgresUrlForTests } from '../../test-support/postgres.js';
+import type { Signal } from '../signals.js';
 import { PgSignals } from './postgres-signals.js';
 
-const url = await postgresUrl();
+const url = postgresUrlForTests();
 const open: PgSignals[] = [];
 
 afterEach(async () => {

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { LocalSignals, type Signal } from '../../kernel/signals.js';
+import { LocalSignals, type Signal } from '../signals.js';
 
 export interface PgSignalsOptions {
   /** The NOTIFY channel; nodes that should hear each other use the same one. */

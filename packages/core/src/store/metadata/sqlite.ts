@@ -28,6 +28,8 @@ export const SQLITE_DIALECT: SqlDialectInfo = {
   unavailable: () => false,
   // A write transaction holds SQLite's one write lock until it ends.
   serialize: async () => undefined,
+  autoIncrement: 'autoincrement',
+  currentSchema: async () => null,
   relaxed: (db, fn) =>
     // One connection throughout, so the setting applies to exactly this transaction's commit.
     db.connection().execute(async (conn) => {

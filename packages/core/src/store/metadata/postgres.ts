@@ -1,0 +1,182 @@
+/**
+ * The PostgreSQL dialect module: the only place that knows it is PostgreSQL (with
+ * postgres-fts.ts). Opens a `pg` pool behind Kysely's PostgresDialect, returns int8 columns as
+ * JavaScript numbers like SQLite does, and gives lock leases their relaxed commits with
+ * `SET LOCAL synchronous_commit = off` inside the lease's own transaction.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { SatchelError } from '@satchel/client/errors.js';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  type PostgresDialectConfig,
+  PostgresDriver,
+  sql,
+  type TransactionSettings,
+} from 'kysely';
+import pg from 'pg';
+import type { SqlDialectInfo } from './dialect.js';
+import { pgUnavailable } from './postgres-errors.js';
+import { POSTGRES_FULL_TEXT } from './postgres-fts.js';
+import type { Database } from './tables.js';
+
+/** Set while a relaxed batch runs: transactions begun in it skip the WAL flush at commit. */
+const RELAXED = new AsyncLocalStorage<true>();
+
+/** The trigger function behind `appendOnly`, shared by every append-only table of a schema. */
+const REFUSE_CHANGE = 'satchel_refuse_change';
+
+export const POSTGRES_DIALECT: SqlDialectInfo = {
+  name: 'postgres',
+  binaryType: 'bytea',
+  // The database's default collation may order "B" before "a" or ignore punctuation; range
+  // scans over a directory's descendants need byte order, which "C" is (UTF-8 sorts by code point).
+  textCollation: '"C"',
+  relaxed: (db, fn) => RELAXED.run(true, () => fn(db)),
+  appendOnly: (table) => [
+    `create or replace function ${REFUSE_CHANGE}() returns trigger language plpgsql as $$ ` +
+      `begin raise exception '% is append-only: % refused', tg_table_name, lower(tg_op); end $$`,
+    `create trigger ${table}_append_only before update or delete on ${table} ` +
+      `for each row execute function ${REFUSE_CHANGE}()`,
+    `create trigger ${table}_no_truncate before truncate on ${table} ` +
+      `for each statement execute function ${REFUSE_CHANGE}()`,
+  ],
+  rowLocks: true,
+  serialize: async (db, name) => {
+    // One 64-bit key per name; held until the transaction ends.
+    await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(db);
+  },
+  unavailable: pgUnavailable,
+  autoIncrement: 'identity',
+  currentSchema: async (db) => {
+    const { rows } = await sql<{
+      schema: string | null;
+    }>`select current_schema() as schema`.execute(db);
+    return rows[0]?.schema ?? null;
+  },
+  fullText: POSTGRES_FULL_TEXT,
+};
+
+/** Adds the relaxed-commit setting to transactions begun inside `POSTGRES_DIALECT.relaxed`. */
+class SatchelPostgresDriver extends PostgresDriver {
+  override async beginTransaction(
+    connection: DatabaseConnection,
+    settings: TransactionSettings,
+  ): Promise<void> {
+    await super.beginTransaction(connection, settings);
+    if (RELAXED.getStore()) {
+      // LOCAL: ends with this transaction, so the pooled connection never keeps it.
+      await connection.executeQuery(CompiledQuery.raw('set local synchronous_commit = off'));
+    }
+  }
+}
+
+class SatchelPostgresDialect extends PostgresDialect {
+  readonly #config: PostgresDialectConfig;
+  constructor(config: PostgresDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new SatchelPostgresDriver(this.#config);
+  }
+}
+
+const INT8_OID = 20;
+
+/**
+ * Type parsers of this pool only (the `pg` module's global table stays as it is): int8 as a
+ * number, as SQLite returns it. Every int8 Satchel stores (seqs, sizes, milliseconds, tokens)
+ * is far below 2^53; counts (`count(*)` is int8) come back as numbers too.
+ */
+const TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary'
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+};
+
+export interface PostgresOptions {
+  /**
+   * Schema to keep Satchel's tables in (the connection's search_path); default: the role's
+   * default search_path (usually `public`). Tests use one schema per test file.
+   */
+  readonly schema?: string;
+  /** Largest number of connections in the pool (default 10). */
+  readonly maxConnections?: number;
+  /** Milliseconds to wait for a connection before failing (default 10 000). */
+  readonly connectTimeoutMs?: number;
+}
+
+/** Valid unquoted identifier: what `schema` may be (it goes into a startup parameter). */
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * A pooled PostgreSQL database at `url` (postgres://user:password@host:port/db). Connects
+ * lazily: the first query finds out whether the server is there (see `checkPostgres`).
+ * INVALID_INPUT for a malformed schema name.
+ */
+export function openPostgres(url: string, options: PostgresOptions = {}): Kysely<Database> {
+  const { schema } = options;
+  if (schema !== undefined && !IDENTIFIER.test(schema)) {
+    throw new SatchelError('INVALID_INPUT', `not a plain schema name: ${schema}`, {
+      field: 'schema',
+    });
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    types: TYPES,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  // An idle connection the server closes (restart, failover) must not crash the process; the
+  // pool drops it and the next query opens a new one.
+  pool.on('error', () => {});
+  return new Kysely<Database>({ dialect: new SatchelPostgresDialect({ pool }) });
+}
+
+/** `url` with its password replaced by `***`, fit for an error message or a log line. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+  }
+}
+
+/**
+ * Proves the database at `url` answers; otherwise UNAVAILABLE naming the URL (password
+ * redacted) and the driver's reason, so a start against a wrong or down server fails in one line.
+ */
+export async function checkPostgres(db: Kysely<Database>, url: string): Promise<void> {
+  try {
+    await db.executeQuery(CompiledQuery.raw('select 1'));
+  } catch (error) {
+    const reason = describe(error);
+    throw new SatchelError(
+      'UNAVAILABLE',
+      `cannot reach the PostgreSQL database at ${redactUrl(url)}: ${reason}`,
+      {},
+      { cause: error },
+    );
+  }
+}
+
+/** The driver's reason in one line (a refused dual-stack connect is an AggregateError with no message). */
+function describe(error: unknown): string {
+  if (error instanceof AggregateError && error.message === '') {
+    const first: unknown = error.errors[0];
+    if (first !== undefined) return describe(first);
+  }
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return error.message || code || error.name;
+  }
+  return String(error);
+}
