@@ -17,7 +17,6 @@ const TITLES: Readonly<Record<ErrorCode, string>> = {
   UNAVAILABLE: 'Service unavailable',
   INTEGRITY: 'Stored content failed its integrity check',
   INTERNAL: 'Internal server error',
-  UNAVAILABLE: 'Service unavailable',
 };
 
 /** Members of a problem that `data` may not override. */

@@ -17,7 +17,6 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   INTEGRITY: 8,
   UNAVAILABLE: 9,
   INTERNAL: 1,
-  UNAVAILABLE: 7,
 };
 
 export const EXIT_OK = 0;

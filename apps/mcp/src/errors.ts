@@ -98,8 +98,6 @@ const HINTS: Readonly<Record<ErrorCode, (data: Readonly<Record<string, unknown>>
     'the server cannot reach its database or content store right now; retry in a few seconds',
   INTEGRITY: () => 'stored content failed its checksum; tell an administrator (satchel fsck)',
   INTERNAL: () => 'an unexpected server fault; retry once, then report it',
-  UNAVAILABLE: (data) =>
-    `the server cannot reach its database right now; wait ${num(data.retryAfter) ?? 1} s and call again`,
 };
 
 /** The error as plain data: code, message, next step and the error's own data. */

@@ -18,8 +18,6 @@ export const ERROR_STATUS = {
   INTEGRITY: 500,
   /** An unexpected fault (a bug or the environment); never used for a client's mistake. */
   INTERNAL: 500,
-  /** The database or content store cannot be reached now; retry after `retryAfter` seconds. */
-  UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -168,7 +168,8 @@ async function main(): Promise<void> {
       for (const method of ['GET', 'PUT'] as const) {
         for (const side of order) {
           const { urls, key } = sides[side];
-          (results[`${method} ${side}`] ??= []).push(await load(urls, method, key, body));
+          const name = `${method} ${side}`;
+          results[name] = [...(results[name] ?? []), await load(urls, method, key, body)];
         }
       }
       console.log(`  round ${round + 1}/${ROUNDS} done`);
