@@ -10,6 +10,7 @@ import {
   ADMIN_KEY_FILE,
   type CallOptions,
   type ChatProvider,
+  databaseUrlConfig,
   type EmbeddingProvider,
   OpenAiChat,
   type OpenAiCompatibleOptions,
@@ -159,12 +160,21 @@ export class Context {
    * Opens the engine once, on first use, so `--help` and usage errors never touch the disk.
    * `webhookAllow` (default SATCHEL_WEBHOOK_ALLOW) is the SSRF allow-list webhooks are checked with.
    */
-  engine(dataDir: string, webhookAllow = this.env.webhookAllow): Promise<SatchelEngine> {
-    this.#engine ??= openSatchel({
-      data: dataDir,
-      ...searchProviders(this.env),
-      ...(webhookAllow === undefined ? {} : { webhookAllow }),
-    });
+  engine(
+    dataDir: string,
+    webhookAllow = this.env.webhookAllow,
+    databaseUrl = this.env.databaseUrl,
+  ): Promise<SatchelEngine> {
+    this.#engine ??= (async () =>
+      openSatchel({
+        data: dataDir,
+        ...searchProviders(this.env),
+        ...(webhookAllow === undefined ? {} : { webhookAllow }),
+        // Metadata in PostgreSQL when a database URL is given; content stays in `dataDir`.
+        ...(databaseUrl === undefined
+          ? {}
+          : { stores: { metadata: databaseUrlConfig(databaseUrl) } }),
+      }))();
     return this.#engine;
   }
 

@@ -13,6 +13,11 @@ export interface CliEnv {
   readonly host: string;
   /** Port of `satchel serve` as given (SATCHEL_PORT); `serve` validates it. */
   readonly port: string;
+  /**
+   * PostgreSQL database for the engine's metadata instead of the data directory's SQLite file
+   * (SATCHEL_DATABASE_URL); content stays in the data directory.
+   */
+  readonly databaseUrl: string | undefined;
   /** A server to talk to instead of a data directory (SATCHEL_URL). */
   readonly url: string | undefined;
   /** API key for `url` (SATCHEL_TOKEN). */
@@ -82,6 +87,7 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): CliE
     debug: env.SATCHEL_DEBUG === '1',
     host: nonEmpty(env.SATCHEL_HOST) ?? DEFAULT_HOST,
     port: nonEmpty(env.SATCHEL_PORT) ?? String(DEFAULT_PORT),
+    databaseUrl: nonEmpty(env.SATCHEL_DATABASE_URL),
     url: nonEmpty(env.SATCHEL_URL),
     token: nonEmpty(env.SATCHEL_TOKEN),
     embeddings: provider(env, 'SATCHEL_EMBEDDINGS'),

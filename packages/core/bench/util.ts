@@ -5,6 +5,7 @@ import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { openSatchel, type SatchelEngine } from '../src/index.js';
 
 /** packages/core, the directory the bench runs from. */
@@ -154,13 +155,37 @@ export async function freshDir(config: BenchConfig, name: string): Promise<strin
   return dir;
 }
 
-/** An engine on a fresh data directory with workspace `bench`; `dispose` closes and deletes it. */
+/** Runs one statement on the database at `url` (schema set-up of PostgreSQL runs). */
+async function onDatabase(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * An engine on a fresh data directory with workspace `bench`; `dispose` closes and deletes it.
+ * With `BENCH_DATABASE_URL` its metadata goes to a fresh schema `satchel_bench_<name>` of that
+ * PostgreSQL database instead (dropped by `dispose`).
+ */
 export async function freshSatchel(
   config: BenchConfig,
   name: string,
 ): Promise<{ satchel: SatchelEngine; data: string; dispose: () => Promise<void> }> {
   const data = await freshDir(config, name);
-  const satchel = await openSatchel({ data });
+  const url = process.env.BENCH_DATABASE_URL;
+  const schema = `satchel_bench_${name.replace(/\W/g, '_')}`;
+  if (url) {
+    await onDatabase(url, `drop schema if exists ${schema} cascade`);
+    await onDatabase(url, `create schema ${schema}`);
+  }
+  const satchel = await openSatchel({
+    data,
+    ...(url ? { stores: { metadata: { kind: 'postgres', url, schema } } } : {}),
+  });
   await satchel.createWorkspace(WORKSPACE);
   return {
     satchel,
@@ -168,6 +193,7 @@ export async function freshSatchel(
     dispose: async () => {
       await satchel.close();
       await rm(data, { recursive: true, force: true });
+      if (url) await onDatabase(url, `drop schema if exists ${schema} cascade`);
     },
   };
 }

@@ -186,12 +186,13 @@ export { MemoryBlobStore } from './store/memory-blob-store.js';
 export { MetadataStore } from './store/metadata/metadata-store.js';
 export { redactUrl } from './store/metadata/postgres.js';
 export { openSqlite, SQLITE_DIALECT } from './store/metadata/sqlite.js';
-export type {
-  BlobsConfig,
-  MetadataConfig,
-  PostgresConfig,
-  SqliteConfig,
-  StoreConfig,
+export {
+  type BlobsConfig,
+  databaseUrlConfig,
+  type MetadataConfig,
+  type PostgresConfig,
+  type SqliteConfig,
+  type StoreConfig,
 } from './store/open-stores.js';
 export {
   DEFAULT_RETRY_SCHEDULE_MS,

@@ -90,6 +90,7 @@ interface ServeFlags {
   readonly bodyIdleTimeout?: number;
   readonly maxUploads?: number;
   readonly allowedHosts?: string[];
+  readonly databaseUrl?: string;
 }
 
 /** Bind addresses that name no host of their own: every interface. */
@@ -172,6 +173,14 @@ export function registerServeCommand(program: Command, ctx: Context): void {
           'and --host, e.g. satchel.example.com (default: SATCHEL_ALLOWED_HOSTS)',
       ).argParser((value: string) => commaList(value) ?? []),
     )
+    .addOption(
+      new Option(
+        '--database-url <url>',
+        'keep metadata in this PostgreSQL database (postgres://user:password@host:port/db) ' +
+          'instead of the data directory; content stays in the data directory ' +
+          '(default: SATCHEL_DATABASE_URL, else embedded SQLite)',
+      ),
+    )
     .action(async (flags: ServeFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const untilStopped = run.io.untilStopped;
@@ -208,7 +217,11 @@ export function registerServeCommand(program: Command, ctx: Context): void {
       );
       // Always the data directory (SATCHEL_URL names a server to talk to, not this one).
       // Webhooks are delivered by this server only, checked against this allow-list.
-      const engine = await ctx.engine(run.dataDir(), flags.webhookAllow ?? ctx.env.webhookAllow);
+      const engine = await ctx.engine(
+        run.dataDir(),
+        flags.webhookAllow ?? ctx.env.webhookAllow,
+        flags.databaseUrl ?? ctx.env.databaseUrl,
+      );
       const adminKey = ctx.takeCreatedAdminKey(engine);
       // Listening for the signals before saying we listen: a script may signal at once.
       const stopped = untilStopped();
@@ -260,5 +273,6 @@ export function registerServeCommand(program: Command, ctx: Context): void {
     'SATCHEL_DATA=/srv/satchel SATCHEL_PORT=9000 satchel serve',
     'satchel serve --rate-limit 600/60s --log-level warn',
     'SATCHEL_WEBHOOK_ALLOW=127.0.0.1,10.0.0.0/8 satchel serve',
+    'satchel serve --database-url postgres://satchel@db.internal:5432/satchel',
   ]);
 }

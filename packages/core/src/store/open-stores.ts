@@ -6,6 +6,7 @@
  * changes.
  */
 import { join } from 'node:path';
+import { SatchelError } from '@satchel/client/errors.js';
 import type { BlobStore } from './blob-store.js';
 import { FsBlobStore } from './fs-blob-store.js';
 import { MemoryBlobStore } from './memory-blob-store.js';
@@ -15,6 +16,7 @@ import {
   openPostgres,
   POSTGRES_DIALECT,
   type PostgresOptions,
+  redactUrl,
 } from './metadata/postgres.js';
 import { PgSignals } from './metadata/postgres-signals.js';
 import { openSqlite, SQLITE_DIALECT, type SqliteOptions } from './metadata/sqlite.js';
@@ -39,6 +41,22 @@ export interface PostgresConfig extends PostgresOptions {
 }
 
 export type MetadataConfig = SqliteConfig | PostgresConfig;
+
+/**
+ * The metadata configuration a database URL (`SATCHEL_DATABASE_URL`, `--database-url`) names:
+ * postgres:// or postgresql://. INVALID_INPUT for anything else, naming what was given
+ * (password redacted).
+ */
+export function databaseUrlConfig(url: string): PostgresConfig {
+  if (!/^postgres(ql)?:\/\/./i.test(url.trim())) {
+    throw new SatchelError(
+      'INVALID_INPUT',
+      `not a PostgreSQL URL: ${redactUrl(url)} (expected postgres://user:password@host:port/database)`,
+      { field: 'databaseUrl' },
+    );
+  }
+  return { kind: 'postgres', url: url.trim() };
+}
 
 export interface StoreConfig {
   readonly metadata: MetadataConfig;

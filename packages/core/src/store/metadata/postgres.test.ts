@@ -117,6 +117,21 @@ describe.skipIf(url === null)('PostgreSQL metadata', () => {
       expect(relaxed).toEqual({ ok: true, value: 'off' });
       expect(durable).toEqual({ ok: true, value: 'on' });
       expect(await setting(store)).toBe('on');
+      // Work started inside a relaxed batch that outlives it (async context follows timers)
+      // commits durably afterwards.
+      let later: Promise<unknown> | undefined;
+      await store.batch(
+        [
+          async (tx) => {
+            later = new Promise((resolve) => setTimeout(resolve, 20)).then(() =>
+              store.batch([setting]),
+            );
+            return setting(tx);
+          },
+        ],
+        { durable: false },
+      );
+      expect(await later).toEqual([{ ok: true, value: 'on' }]);
     });
   });
 

@@ -23,8 +23,12 @@ import { pgUnavailable } from './postgres-errors.js';
 import { POSTGRES_FULL_TEXT } from './postgres-fts.js';
 import type { Database } from './tables.js';
 
-/** Set while a relaxed batch runs: transactions begun in it skip the WAL flush at commit. */
-const RELAXED = new AsyncLocalStorage<true>();
+/**
+ * Set while a relaxed batch runs: transactions begun in it skip the WAL flush at commit. The
+ * flag is switched off when the batch ends, so a timer or promise chain started inside it that
+ * outlives it (async context follows them) never makes a later, durable transaction relaxed.
+ */
+const RELAXED = new AsyncLocalStorage<{ active: boolean }>();
 
 /** The trigger function behind `appendOnly`, shared by every append-only table of a schema. */
 const REFUSE_CHANGE = 'satchel_refuse_change';
@@ -35,7 +39,16 @@ export const POSTGRES_DIALECT: SqlDialectInfo = {
   // The database's default collation may order "B" before "a" or ignore punctuation; range
   // scans over a directory's descendants need byte order, which "C" is (UTF-8 sorts by code point).
   textCollation: '"C"',
-  relaxed: (db, fn) => RELAXED.run(true, () => fn(db)),
+  relaxed: (db, fn) => {
+    const flag = { active: true };
+    return RELAXED.run(flag, async () => {
+      try {
+        return await fn(db);
+      } finally {
+        flag.active = false;
+      }
+    });
+  },
   appendOnly: (table) => [
     `create or replace function ${REFUSE_CHANGE}() returns trigger language plpgsql as $$ ` +
       `begin raise exception '% is append-only: % refused', tg_table_name, lower(tg_op); end $$`,
@@ -67,7 +80,7 @@ class SatchelPostgresDriver extends PostgresDriver {
     settings: TransactionSettings,
   ): Promise<void> {
     await super.beginTransaction(connection, settings);
-    if (RELAXED.getStore()) {
+    if (RELAXED.getStore()?.active) {
       // LOCAL: ends with this transaction, so the pooled connection never keeps it.
       await connection.executeQuery(CompiledQuery.raw('set local synchronous_commit = off'));
     }
