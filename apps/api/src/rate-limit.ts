@@ -1,7 +1,9 @@
 /** Per-key rate limiting (fixed window, in memory) with IETF draft RateLimit headers. */
+import type { SatchelEngine } from '@satchel/core';
 import type { MiddlewareHandler } from 'hono';
 import { type RateLimitInfo, rateLimiter } from 'hono-rate-limiter';
 import type { ApiEnv } from './api-env.js';
+import { refusedRequest } from './auth.js';
 import { HttpError } from './problem.js';
 
 export interface RateLimitOptions {
@@ -39,9 +41,13 @@ function resetSeconds(info: RateLimitInfo | undefined, windowSeconds: number): n
  * requests per `windowSeconds`; admin keys pass unless `admin` is true. Every limited response
  * carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-07); a request
  * over the budget is RATE_LIMITED (429 problem+json) with `Retry-After` in seconds and is not
- * handled at all. Counts live in this middleware's memory: one instance per app, per process.
+ * handled at all, and is reported to `engine`'s server-level audit (bounded there). Counts live
+ * in this middleware's memory: one instance per app, per process.
  */
-export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> {
+export function rateLimit(
+  options: RateLimitOptions,
+  engine?: Pick<SatchelEngine, 'auditRefusal'>,
+): MiddlewareHandler<ApiEnv> {
   checked(options);
   const { limit, windowSeconds } = options;
   const limitAdmins = options.admin ?? false;
@@ -59,6 +65,11 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<ApiEnv> 
     handler: (c) => {
       const info = c.get('rateLimit') as RateLimitInfo | undefined;
       const retryAfter = resetSeconds(info, windowSeconds);
+      engine?.auditRefusal({
+        ...refusedRequest(c),
+        code: 'RATE_LIMITED',
+        actor: c.get('actor').name,
+      });
       throw new HttpError(
         'RATE_LIMITED',
         `rate limit of ${limit} requests per ${windowSeconds} s exceeded for this key; retry in ${retryAfter} s`,

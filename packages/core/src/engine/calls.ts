@@ -8,6 +8,7 @@ import { isSatchelError } from '@satchel/client/errors.js';
 import type { GlobalAction, WorkspaceAction } from '@satchel/client/operations/actions.js';
 import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import type { AuditInput, AuditLog } from '../audit/audit-log.js';
+import type { RefusalLog } from '../audit/refusal-log.js';
 import { authorize, authorizeGlobal } from '../auth/authorize.js';
 import type { Actor } from '../kernel/actor.js';
 import type { ChangeNotifier } from '../kernel/change-notifier.js';
@@ -27,6 +28,8 @@ export interface EngineServices {
   readonly blobs: BlobStore;
   readonly committer: GroupCommitter;
   readonly audit: AuditLog;
+  /** The bounded server-level log of calls refused before they reached the engine. */
+  readonly refusals: RefusalLog;
   readonly waiters: LockWaiters;
   readonly changes: ChangeNotifier;
   readonly clock: () => number;
