@@ -11,11 +11,12 @@ import { queryBool, queryInt, validate } from '../input.js';
 /**
  * `?after=IDX&limit=`: entries after index IDX, oldest first. `nextCursor` is the last index
  * returned, so it is passed back as `after` (or as `cursor`, like every other list). On
- * `/v1/audit`, `?server=true` keeps only the server-level log (entries with no workspace).
+ * `/v1/audit`, `?server=true` keeps only the server-level log (entries with no workspace); with a
+ * workspace it is INVALID_INPUT.
  */
 function auditQuery(c: Context<ApiEnv>, workspace: string | undefined) {
   const after = queryInt(c, 'after') ?? queryInt(c, 'cursor');
-  const server = workspace === undefined ? queryBool(c, 'server') : undefined;
+  const server = queryBool(c, 'server');
   return validate(
     AuditQuerySchema,
     {
