@@ -8,7 +8,7 @@ import { SatchelError } from '@satchel/client/errors.js';
 import type { GlobalAction, WorkspaceAction } from '@satchel/client/operations/actions.js';
 import { isWithin } from '@satchel/client/paths.js';
 import { type Actor, ROLE_RANK, type Role } from '../kernel/actor.js';
-import type { MetadataQueries, WorkspaceRow } from '../store/metadata/metadata-store.js';
+import type { MetadataQueries, WorkspaceRecord } from '../store/metadata/metadata-store.js';
 
 /** Actions inside a workspace, and the least role each needs. */
 export const WORKSPACE_ACTIONS = {
@@ -113,7 +113,7 @@ export function authorizeOwnership(actor: Actor, workspace: string): void {
 export async function effectiveRole(
   q: MetadataQueries,
   actor: Actor,
-  ws: WorkspaceRow,
+  ws: WorkspaceRecord,
 ): Promise<Role | null> {
   if (actor.scope.workspaces !== null && !actor.scope.workspaces.includes(ws.name)) return null;
   const role: Role | null = actor.admin
@@ -133,7 +133,7 @@ export async function authorize(
   q: MetadataQueries,
   actor: Actor,
   action: WorkspaceAction,
-  ws: WorkspaceRow,
+  ws: WorkspaceRecord,
   paths: readonly string[] = [],
 ): Promise<Role> {
   const role = await effectiveRole(q, actor, ws);

@@ -100,8 +100,8 @@ export async function editFile(
     if (head.type !== 'file' || head.hash === null) {
       throw new SatchelError('INVALID_INPUT', `${path} is a directory`, { path });
     }
-    if (options.ifMatch !== undefined && Number(head.seq) !== options.ifMatch) {
-      throw preconditionFailed(path, options.ifMatch, Number(head.seq));
+    if (options.ifMatch !== undefined && head.seq !== options.ifMatch) {
+      throw preconditionFailed(path, options.ifMatch, head.seq);
     }
     const data = await readWhole(ctx, ctx.store, head.hash, ctx.limits.maxTextBytes, 'edit');
     if (isBinary(data)) {
@@ -123,7 +123,7 @@ export async function editFile(
         path,
         text,
         {
-          ifMatch: Number(head.seq),
+          ifMatch: head.seq,
           session: options.session,
           message: options.message,
           lockToken: options.lockToken,

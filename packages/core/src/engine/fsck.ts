@@ -4,7 +4,7 @@ import { isSatchelError } from '@satchel/client/errors.js';
 import type { FsckReport } from '@satchel/client/schemas/index.js';
 import { blobBytes } from '../kernel/content.js';
 import type { EngineContext } from '../kernel/context.js';
-import type { BlobRow } from '../store/metadata/metadata-store.js';
+import type { BlobRecord } from '../store/metadata/metadata-store.js';
 
 const PAGE = 500;
 const MAX_LISTED = 1000;
@@ -21,7 +21,7 @@ export async function fsck(ctx: EngineContext): Promise<FsckReport> {
       blobsChecked++;
       registered.add(meta.hash);
       const data = meta.location === 'inline' ? await ctx.store.getInlineData(meta.hash) : null;
-      const row: BlobRow = { ...meta, data };
+      const row: BlobRecord = { ...meta, data };
       const problem = await rehash(ctx, row);
       if (problem && corrupt.length < MAX_LISTED)
         corrupt.push({ hash: meta.hash, reason: problem });
@@ -39,9 +39,9 @@ export async function fsck(ctx: EngineContext): Promise<FsckReport> {
   }
   const names = new Map((await ctx.store.workspaceNames()).map((w) => [w.id, w.name]));
   const missing = (await ctx.store.versionsWithoutBlob(MAX_LISTED)).map((v) => ({
-    workspace: names.get(v.workspace_id) ?? v.workspace_id,
+    workspace: names.get(v.workspaceId) ?? v.workspaceId,
     path: v.path,
-    seq: Number(v.seq),
+    seq: v.seq,
     hash: v.hash ?? '',
   }));
   const full = (list: readonly unknown[]) => list.length >= MAX_LISTED;
@@ -57,11 +57,11 @@ export async function fsck(ctx: EngineContext): Promise<FsckReport> {
 }
 
 /** Reads the blob through the verifying path and hashes it whole; returns the problem, if any. */
-async function rehash(ctx: EngineContext, row: BlobRow): Promise<string | null> {
+async function rehash(ctx: EngineContext, row: BlobRecord): Promise<string | null> {
   const hash = createHash('sha256');
   let size = 0;
   try {
-    for await (const piece of blobBytes(ctx, row, 0, Number(row.size))) {
+    for await (const piece of blobBytes(ctx, row, 0, row.size)) {
       hash.update(piece);
       size += piece.byteLength;
     }
@@ -69,7 +69,7 @@ async function rehash(ctx: EngineContext, row: BlobRow): Promise<string | null> 
     if (isSatchelError(error, 'INTEGRITY')) return String(error.data.reason ?? error.message);
     throw error;
   }
-  if (size !== Number(row.size)) return `size is ${size}, expected ${row.size}`;
+  if (size !== row.size) return `size is ${size}, expected ${row.size}`;
   if (hash.digest('hex') !== row.hash) return 'content does not match its hash';
   return null;
 }

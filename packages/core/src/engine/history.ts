@@ -17,7 +17,7 @@ import { isBinary, readWhole } from '../kernel/content.js';
 import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { versionOut } from '../kernel/records.js';
-import type { MetadataQueries, VersionRow } from '../store/metadata/metadata-store.js';
+import type { MetadataQueries, VersionRecord } from '../store/metadata/metadata-store.js';
 
 const MAX_MOVE_HOPS = 1000;
 
@@ -28,10 +28,8 @@ async function movedFrom(
   path: string,
 ): Promise<{ path: string; seq: number } | null> {
   const [oldest] = await q.listVersions(workspaceId, path, null, 1, 'asc');
-  if (oldest?.op !== 'move' || oldest.origin_path === null || oldest.origin_seq === null) {
-    return null;
-  }
-  return { path: oldest.origin_path, seq: Number(oldest.origin_seq) };
+  if (oldest?.op !== 'move' || oldest.origin === null) return null;
+  return { path: oldest.origin.path, seq: oldest.origin.seq };
 }
 
 /**
@@ -43,7 +41,7 @@ export async function resolveVersion(
   workspaceId: string,
   path: string,
   seq: number,
-): Promise<VersionRow | undefined> {
+): Promise<VersionRecord | undefined> {
   let current = path;
   for (let hop = 0; hop < MAX_MOVE_HOPS; hop++) {
     const row = await q.getVersion(workspaceId, current, seq);
@@ -74,7 +72,7 @@ export async function listVersions(
     const rows = await ctx.store.listVersions(ws.id, current, before, limit - items.length + 1);
     for (const row of rows) {
       if (items.length === limit) {
-        return { items, nextCursor: encodeCursor({ p: current, b: Number(row.seq) + 1 }) };
+        return { items, nextCursor: encodeCursor({ p: current, b: row.seq + 1 }) };
       }
       items.push(versionOut(row));
     }
@@ -90,9 +88,9 @@ export async function listVersions(
 async function previousVersion(
   q: MetadataQueries,
   workspaceId: string,
-  row: VersionRow,
-): Promise<VersionRow | undefined> {
-  const [prev] = await q.listVersions(workspaceId, row.path, Number(row.seq), 1);
+  row: VersionRecord,
+): Promise<VersionRecord | undefined> {
+  const [prev] = await q.listVersions(workspaceId, row.path, row.seq, 1);
   if (prev) return prev;
   const origin = await movedFrom(q, workspaceId, row.path);
   return origin ? resolveVersion(q, workspaceId, origin.path, origin.seq) : undefined;
@@ -114,7 +112,7 @@ export async function diff(
       ? await q.getVersion(ws.id, path)
       : await resolveVersion(q, ws.id, path, options.to);
   if (!to) throw notFound(options.to === undefined ? path : `${path}@${options.to}`, 'version');
-  let from: VersionRow | undefined;
+  let from: VersionRecord | undefined;
   if (options.from !== undefined) {
     from = await resolveVersion(q, ws.id, path, options.from);
     if (!from) throw notFound(`${path}@${options.from}`, 'version');
@@ -127,11 +125,11 @@ export async function diff(
     });
   }
   const max = ctx.limits.maxTextBytes;
-  const load = async (row: VersionRow | undefined) =>
+  const load = async (row: VersionRecord | undefined) =>
     row?.hash ? readWhole(ctx, q, row.hash, max, 'diff') : Buffer.alloc(0);
   const [a, b] = await Promise.all([load(from), load(to)]);
-  const fromSeq = from ? Number(from.seq) : null;
-  const toSeq = Number(to.seq);
+  const fromSeq = from?.seq ?? null;
+  const toSeq = to.seq;
   if (isBinary(a) || isBinary(b)) {
     const same = a.equals(b);
     return {

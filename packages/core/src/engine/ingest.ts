@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { SatchelError } from '@satchel/client/errors.js';
 import type { Content } from '@satchel/client/operations/satchel.js';
 import type { BlobRef, BlobStore } from '../store/blob-store.js';
-import type { BlobRow } from '../store/metadata/metadata-store.js';
+import type { BlobRecord } from '../store/metadata/metadata-store.js';
 
 export interface StoredContent {
   readonly hash: string;
@@ -112,15 +112,15 @@ async function* resume(
   }
 }
 
-/** The registry row for stored content. */
-export function blobRow(content: StoredContent, now: number): BlobRow {
+/** The registry record for stored content. */
+export function blobRecord(content: StoredContent, now: number): BlobRecord {
   return {
     hash: content.hash,
     size: content.size,
     location: content.inline ? 'inline' : 'store',
     data: content.inline,
-    chunk_size: content.ref?.chunkSize ?? null,
+    chunkSize: content.ref?.chunkSize ?? null,
     chunks: content.ref ? Buffer.from(content.ref.chunks) : null,
-    created_at: now,
+    createdAt: now,
   };
 }

@@ -17,17 +17,17 @@ import {
 } from '@satchel/client/schemas/index.js';
 import { checkTextOptions, sliceText } from '@satchel/client/text-lines.js';
 import picomatch from 'picomatch';
-import { blobBytes, getBlobRow } from '../kernel/content.js';
+import { blobBytes, requireBlob } from '../kernel/content.js';
 import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { entryInfo, iso, versionInfo } from '../kernel/records.js';
-import type { EntryRow, WorkspaceRow } from '../store/metadata/metadata-store.js';
+import type { EntryRecord, WorkspaceRecord } from '../store/metadata/metadata-store.js';
 import { resolveVersion } from './history.js';
 
 /** The FileInfo of the head, or of version `seq` (NOT_FOUND if that version is a deletion). */
 async function locate(
   ctx: EngineContext,
-  ws: WorkspaceRow,
+  ws: WorkspaceRecord,
   path: string,
   seq: number | undefined,
 ): Promise<FileInfo> {
@@ -39,23 +39,23 @@ async function locate(
   }
   const row = await resolveVersion(ctx.store, ws.id, path, seq);
   if (!row) throw notFound(`${path}@${seq}`, 'version');
-  if (row.deleted === 1) {
+  if (row.deleted) {
     throw new SatchelError('NOT_FOUND', `${path} was deleted at version ${seq}`, { path, seq });
   }
   return versionInfo(row);
 }
 
-function rootInfo(ws: WorkspaceRow): FileInfo {
+function rootInfo(ws: WorkspaceRecord): FileInfo {
   return {
     path: '/',
     type: 'directory',
-    seq: Number(ws.seq),
+    seq: ws.seq,
     size: 0,
     hash: null,
     contentType: null,
     author: '',
     session: null,
-    modifiedAt: iso(Number(ws.created_at)),
+    modifiedAt: iso(ws.createdAt),
   };
 }
 
@@ -107,7 +107,7 @@ export async function readFile(
       { path, size: info.size, reason: 'range_not_satisfiable' },
     );
   }
-  const blob = await getBlobRow(ctx.store, hash);
+  const blob = await requireBlob(ctx.store, hash);
   const pieces = blobBytes(ctx, blob, start, end);
   const first = await pieces.next();
   async function* all(): AsyncGenerator<Uint8Array> {
@@ -157,7 +157,7 @@ export async function list(
   return globPage(ctx, ws, dir, options.glob, after, limit);
 }
 
-function page(rows: EntryRow[], limit: number, total: number): ListPage {
+function page(rows: EntryRecord[], limit: number, total: number): ListPage {
   const items = rows.slice(0, limit).map(entryInfo);
   const last = items.at(-1);
   const nextCursor = rows.length > limit && last ? encodeCursor({ a: last.path }) : null;
@@ -169,7 +169,7 @@ const SCAN_PAGE = 1000;
 /** Scans the subtree once: matches after the cursor fill the page, all matches count to the total. */
 async function globPage(
   ctx: EngineContext,
-  ws: WorkspaceRow,
+  ws: WorkspaceRecord,
   dir: string,
   glob: string,
   after: string | null,
@@ -177,7 +177,7 @@ async function globPage(
 ): Promise<ListPage> {
   const isMatch = picomatch(glob.replace(/^\/+/, ''), { dot: true });
   const prefix = dir === '/' ? 1 : dir.length + 1;
-  const matched: EntryRow[] = [];
+  const matched: EntryRecord[] = [];
   let total = 0;
   let scanAfter: string | null = null;
   for (;;) {

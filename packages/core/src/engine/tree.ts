@@ -20,7 +20,7 @@ import {
   requireWorkspace,
 } from '../kernel/context.js';
 import { checkWriteLocks } from '../locks/locks.js';
-import type { EntryRow, MetadataTx } from '../store/metadata/metadata-store.js';
+import type { EntryRecord, MetadataTx } from '../store/metadata/metadata-store.js';
 import {
   ensureParents,
   putDirectory,
@@ -33,8 +33,8 @@ import {
 const SUBTREE_PAGE = 1000;
 
 /** Every entry strictly beneath `dir`, in path order. */
-async function subtree(tx: MetadataTx, workspaceId: string, dir: string): Promise<EntryRow[]> {
-  const out: EntryRow[] = [];
+async function subtree(tx: MetadataTx, workspaceId: string, dir: string): Promise<EntryRecord[]> {
+  const out: EntryRecord[] = [];
   let after: string | null = null;
   for (;;) {
     const page = await tx.listEntries(workspaceId, dir, true, after, SUBTREE_PAGE);
@@ -78,7 +78,7 @@ export async function remove(
 }
 
 interface Transfer {
-  readonly source: EntryRow;
+  readonly source: EntryRecord;
   readonly target: string;
 }
 
@@ -89,7 +89,7 @@ async function plan(
   from: string,
   to: string,
   overwrite: boolean,
-): Promise<{ root: EntryRow; transfers: Transfer[] }> {
+): Promise<{ root: EntryRecord; transfers: Transfer[] }> {
   if (from === to) {
     throw new SatchelError('INVALID_INPUT', 'source and destination are the same path', {
       path: from,
@@ -137,7 +137,7 @@ async function apply(
   await ensureParents(tx, s, first.target);
   let rootInfo: FileInfo | null = null;
   for (const { source, target } of transfers) {
-    const origin = { path: source.path, seq: Number(source.seq) };
+    const origin = { path: source.path, seq: source.seq };
     const info =
       source.type === 'directory'
         ? await putDirectory(tx, s, target, op, { origin })
@@ -148,9 +148,9 @@ async function apply(
             op,
             {
               hash: source.hash ?? '',
-              size: Number(source.size),
+              size: source.size,
               contentType:
-                contentTypeByName(target) || source.content_type || 'application/octet-stream',
+                contentTypeByName(target) || source.contentType || 'application/octet-stream',
             },
             { origin },
           );

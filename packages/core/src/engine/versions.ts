@@ -4,7 +4,7 @@ import { parentOf } from '@satchel/client/paths.js';
 import type { FileInfo, VersionOp } from '@satchel/client/schemas/index.js';
 import type { EngineContext } from '../kernel/context.js';
 import { entryInfo } from '../kernel/records.js';
-import type { EntryRow, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
+import type { EntryRecord, MetadataTx, WorkspaceRecord } from '../store/metadata/metadata-store.js';
 
 export interface Stamp {
   readonly workspaceId: string;
@@ -44,12 +44,12 @@ export async function stamp(
 /** A stamp for a workspace row whose seq was just claimed (`MetadataTx.claimSeq`). */
 export function claimedStamp(
   ctx: EngineContext,
-  ws: WorkspaceRow,
+  ws: WorkspaceRecord,
   session: string | undefined,
 ): Stamp {
   return {
     workspaceId: ws.id,
-    seq: Number(ws.seq),
+    seq: ws.seq,
     now: ctx.clock(),
     author: ctx.actor.name,
     session: session ?? null,
@@ -66,7 +66,7 @@ export async function ensureParents(
   tx: MetadataTx,
   s: Stamp,
   path: string,
-  parent?: EntryRow | null,
+  parent?: EntryRecord | null,
 ): Promise<void> {
   const missing: string[] = [];
   for (let dir = parentOf(path); dir !== '/'; dir = parentOf(dir)) {
@@ -102,28 +102,27 @@ async function recordVersion(
   content: FileContent | null,
   deleted: boolean,
   extras: VersionExtras,
-): Promise<EntryRow> {
+): Promise<EntryRecord> {
   const shared = {
-    workspace_id: s.workspaceId,
+    workspaceId: s.workspaceId,
     path,
     seq: s.seq,
     type,
     hash: content?.hash ?? null,
     size: content?.size ?? 0,
-    content_type: content?.contentType ?? null,
+    contentType: content?.contentType ?? null,
     author: s.author,
     session: s.session,
   };
   await tx.insertVersion({
     ...shared,
     op,
-    deleted: deleted ? 1 : 0,
+    deleted,
     message: extras.message ?? null,
-    origin_path: extras.origin?.path ?? null,
-    origin_seq: extras.origin?.seq ?? null,
-    created_at: s.now,
+    origin: extras.origin ?? null,
+    createdAt: s.now,
   });
-  const entry: EntryRow = { ...shared, parent: parentOf(path), modified_at: s.now };
+  const entry: EntryRecord = { ...shared, parent: parentOf(path), modifiedAt: s.now };
   if (deleted) await tx.deleteEntry(s.workspaceId, path);
   else await tx.putEntry(entry);
   return entry;
@@ -167,7 +166,7 @@ export function putFile(
 export async function putTombstone(
   tx: MetadataTx,
   s: Stamp,
-  entry: EntryRow,
+  entry: EntryRecord,
   op: VersionOp,
   extras: VersionExtras = {},
 ): Promise<void> {

@@ -15,10 +15,10 @@ import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { iso } from '../kernel/records.js';
 import { workspaceSettings } from '../kernel/workspace-settings.js';
-import type { WorkspaceRow } from '../store/metadata/metadata-store.js';
+import type { WorkspaceRecord } from '../store/metadata/metadata-store.js';
 
-function workspaceOut(row: WorkspaceRow): Workspace {
-  return { name: row.name, seq: Number(row.seq), createdAt: iso(Number(row.created_at)) };
+function workspaceOut(row: WorkspaceRecord): Workspace {
+  return { name: row.name, seq: row.seq, createdAt: iso(row.createdAt) };
 }
 
 export async function createWorkspace(
@@ -34,16 +34,16 @@ export async function createWorkspace(
         reason: 'exists',
       });
     }
-    const row = { id: randomUUID(), name, created_at: ctx.clock() };
+    const row = { id: randomUUID(), name, createdAt: ctx.clock() };
     await tx.createWorkspace(row);
     // Whoever creates a workspace owns it (and may hand it over later: see auth/transfers.ts).
     await tx.members.put({
       workspaceId: row.id,
       principalId: ctx.actor.principalId,
       role: 'owner',
-      createdAt: row.created_at,
+      createdAt: row.createdAt,
     });
-    return { name, seq: 0, createdAt: iso(row.created_at) };
+    return { name, seq: 0, createdAt: iso(row.createdAt) };
   });
 }
 
@@ -53,7 +53,7 @@ const SCAN_PAGE = 500;
 export async function listWorkspaces(
   ctx: EngineContext,
   rawOptions: PageOptions | undefined,
-  visible: (row: WorkspaceRow) => Promise<boolean>,
+  visible: (row: WorkspaceRecord) => Promise<boolean>,
 ): Promise<Page<Workspace>> {
   const options = parseOptions(PageOptionsSchema, rawOptions);
   const limit = options.limit ?? 100;

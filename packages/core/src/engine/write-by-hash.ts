@@ -13,7 +13,7 @@ import {
 import { ContentHashSchema } from '@satchel/client/schemas/sync.js';
 import { blobBytes } from '../kernel/content.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
-import type { BlobRow, MetadataQueries } from '../store/metadata/metadata-store.js';
+import type { BlobRecord, MetadataQueries } from '../store/metadata/metadata-store.js';
 import type { StoredContent } from './ingest.js';
 import { commitContent } from './write.js';
 
@@ -34,7 +34,7 @@ async function workspaceBlob(
   q: MetadataQueries,
   workspaceId: string,
   hash: string,
-): Promise<BlobRow | undefined> {
+): Promise<BlobRecord | undefined> {
   return (await q.isReferencedIn(workspaceId, hash)) ? q.getBlob(hash) : undefined;
 }
 
@@ -58,7 +58,7 @@ export async function writeFileByHash(
   const ws = await requireWorkspace(ctx.store, workspace);
   const blob = await workspaceBlob(ctx.store, ws.id, hash);
   if (!blob) throw unknownContent(hash);
-  const size = Number(blob.size);
+  const size = blob.size;
   const head: Uint8Array[] = [];
   // The first bytes, for the content type of a name that does not tell it.
   for await (const piece of blobBytes(ctx, blob, 0, Math.min(size, SNIFF_BYTES))) head.push(piece);

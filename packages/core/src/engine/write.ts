@@ -12,7 +12,7 @@ import {
   type WriteOptions,
   WriteOptionsSchema,
 } from '@satchel/client/schemas/index.js';
-import { blobBytes, contentTypeFor, getBlobRow } from '../kernel/content.js';
+import { blobBytes, contentTypeFor, requireBlob } from '../kernel/content.js';
 import {
   checkPreconditions,
   type EngineContext,
@@ -23,9 +23,9 @@ import {
 import { entryInfo } from '../kernel/records.js';
 import { checkWriteLocks } from '../locks/locks.js';
 import { integrityError } from '../store/content-hash.js';
-import type { EntryRow, MetadataTx, WorkspaceRow } from '../store/metadata/metadata-store.js';
+import type { EntryRecord, MetadataTx, WorkspaceRecord } from '../store/metadata/metadata-store.js';
 import { resolveVersion } from './history.js';
-import { blobRow, ingest, type StoredContent, tooLarge } from './ingest.js';
+import { blobRecord, ingest, type StoredContent, tooLarge } from './ingest.js';
 import { claimedStamp, ensureParents, putDirectory, putFile, stamp } from './versions.js';
 
 function notADirectoryTarget(path: string): SatchelError {
@@ -53,7 +53,7 @@ export async function commitContent(
   const s = claimedStamp(ctx, ws, options.session);
   await checkWriteLocks(tx, ctx, ws.id, { path, tree: false }, options.lockToken, s.now);
   await ensureParents(tx, s, path, parent === '/' ? null : (entries.get(parent) ?? null));
-  await tx.putBlob(blobRow(stored, s.now));
+  await tx.putBlob(blobRecord(stored, s.now));
   return putFile(
     tx,
     s,
@@ -70,7 +70,7 @@ async function precheck(
   workspace: string,
   path: string,
   options: WriteOptions,
-): Promise<{ ws: WorkspaceRow; head: EntryRow | undefined }> {
+): Promise<{ ws: WorkspaceRecord; head: EntryRecord | undefined }> {
   const ws = await requireWorkspace(ctx.store, workspace);
   const head = await ctx.store.getEntry(ws.id, path);
   if (head?.type === 'directory') throw notADirectoryTarget(path);
@@ -157,8 +157,8 @@ export async function appendFile(
   if (small) return small;
   for (let attempt = 0; ; attempt++) {
     const { head } = await precheck(ctx, workspace, path, options);
-    const base = head?.hash ? await getBlobRow(ctx.store, head.hash) : null;
-    const baseSize = base ? Number(base.size) : 0;
+    const base = head?.hash ? await requireBlob(ctx.store, head.hash) : null;
+    const baseSize = base ? base.size : 0;
     if (baseSize + addition.byteLength > ctx.limits.maxFileSize)
       throw tooLarge(ctx.limits.maxFileSize);
     const combined = base ? concat(blobBytes(ctx, base, 0, baseSize), addition) : single(addition);
@@ -194,12 +194,11 @@ async function appendInline(
   if (head?.type === 'directory') throw notADirectoryTarget(path);
   checkPreconditions(path, head, options);
   if (addition.byteLength === 0 && head) return entryInfo(head);
-  const base = head?.hash ? await getBlobRow(tx, head.hash) : null;
+  const base = head?.hash ? await requireBlob(tx, head.hash) : null;
   if (base && base.location !== 'inline') return null;
   if (Number(base?.size ?? 0) + addition.byteLength > ctx.limits.inlineThreshold) return null;
   const pieces: Uint8Array[] = [];
-  if (base)
-    for await (const piece of blobBytes(ctx, base, 0, Number(base.size))) pieces.push(piece);
+  if (base) for await (const piece of blobBytes(ctx, base, 0, base.size)) pieces.push(piece);
   pieces.push(addition);
   const stored = await ingest(Buffer.concat(pieces), ctx.limits, ctx.blobs);
   return commitContent(tx, ctx, workspace, path, stored, 'append', options);
@@ -276,7 +275,7 @@ export async function restore(
     const ws = await requireWorkspace(tx, workspace);
     const version = await resolveVersion(tx, ws.id, path, seq);
     if (!version) throw notFound(`${path}@${seq}`, 'version');
-    if (version.deleted === 1) {
+    if (version.deleted) {
       throw new SatchelError(
         'INVALID_INPUT',
         `version ${seq} of ${path} is a deletion; pick a version with content`,
@@ -297,7 +296,7 @@ export async function restore(
     const s = await stamp(tx, ctx, ws.id, options.session);
     await checkWriteLocks(tx, ctx, ws.id, { path, tree: false }, options.lockToken, s.now);
     await ensureParents(tx, s, path);
-    const origin = { path: version.path, seq: Number(version.seq) };
+    const origin = { path: version.path, seq: version.seq };
     if (version.type === 'directory') return putDirectory(tx, s, path, 'restore', { origin });
     if (version.hash === null)
       throw integrityError(`${path}@${seq}`, 'file version without content');
@@ -308,8 +307,8 @@ export async function restore(
       'restore',
       {
         hash: version.hash,
-        size: Number(version.size),
-        contentType: version.content_type ?? 'application/octet-stream',
+        size: version.size,
+        contentType: version.contentType ?? 'application/octet-stream',
       },
       { origin, message: options.message },
     );

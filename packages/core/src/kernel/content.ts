@@ -4,10 +4,11 @@ import { SatchelError } from '@satchel/client/errors.js';
 import { baseName } from '@satchel/client/paths.js';
 import { lookup } from 'mime-types';
 import { integrityError } from '../store/content-hash.js';
-import type { BlobRow, MetadataQueries } from '../store/metadata/metadata-store.js';
+import type { BlobRecord, MetadataQueries } from '../store/metadata/metadata-store.js';
 import type { EngineContext } from './context.js';
 
-export async function getBlobRow(q: MetadataQueries, hash: string): Promise<BlobRow> {
+/** The registered content of `hash`; an integrity error when the registry lacks it. */
+export async function requireBlob(q: MetadataQueries, hash: string): Promise<BlobRecord> {
   const row = await q.getBlob(hash);
   if (!row) throw integrityError(hash, 'content is not registered');
   return row;
@@ -16,7 +17,7 @@ export async function getBlobRow(q: MetadataQueries, hash: string): Promise<Blob
 /** Bytes [start, end) of a blob; nothing is yielded from content that fails verification. */
 export async function* blobBytes(
   ctx: Pick<EngineContext, 'blobs'>,
-  row: BlobRow,
+  row: BlobRecord,
   start: number,
   end: number,
 ): AsyncGenerator<Uint8Array> {
@@ -28,11 +29,11 @@ export async function* blobBytes(
     if (end > start) yield data.subarray(start, end);
     return;
   }
-  if (row.chunk_size === null || row.chunks === null) {
+  if (row.chunkSize === null || row.chunks === null) {
     throw integrityError(row.hash, 'chunk digests are missing');
   }
   yield* ctx.blobs.get(
-    { hash: row.hash, size: Number(row.size), chunkSize: row.chunk_size, chunks: row.chunks },
+    { hash: row.hash, size: row.size, chunkSize: row.chunkSize, chunks: row.chunks },
     { start, end },
   );
 }
@@ -45,8 +46,8 @@ export async function readWhole(
   maxBytes: number,
   what: string,
 ): Promise<Buffer> {
-  const row = await getBlobRow(q, hash);
-  const size = Number(row.size);
+  const row = await requireBlob(q, hash);
+  const size = row.size;
   if (size > maxBytes) {
     throw new SatchelError(
       'TOO_LARGE',

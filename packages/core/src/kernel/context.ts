@@ -2,11 +2,11 @@
 import { SatchelError } from '@satchel/client/errors.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type {
-  EntryRow,
+  EntryRecord,
   MetadataQueries,
   MetadataStore,
   MetadataTx,
-  WorkspaceRow,
+  WorkspaceRecord,
 } from '../store/metadata/metadata-store.js';
 import type { Actor } from './actor.js';
 
@@ -38,7 +38,7 @@ export function workspaceNotFound(name: string): SatchelError {
   return new SatchelError('NOT_FOUND', `workspace ${name} not found`, { workspace: name });
 }
 
-export async function requireWorkspace(q: MetadataQueries, name: string): Promise<WorkspaceRow> {
+export async function requireWorkspace(q: MetadataQueries, name: string): Promise<WorkspaceRecord> {
   const row = await q.findWorkspace(name);
   if (!row) throw workspaceNotFound(name);
   return row;
@@ -65,7 +65,7 @@ export function preconditionFailed(
 /** Checks conditional-write options against the current head entry of a path. */
 export function checkPreconditions(
   path: string,
-  head: EntryRow | undefined,
+  head: EntryRecord | undefined,
   options: { ifMatch?: number | undefined; ifNoneMatch?: '*' | undefined },
 ): void {
   if (options.ifNoneMatch === '*' && head) throw preconditionFailed(path, '*', head.seq);

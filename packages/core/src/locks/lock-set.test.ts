@@ -3,7 +3,7 @@
 import { isSatchelError } from '@satchel/client/errors.js';
 import type { FileInfo } from '@satchel/client/schemas/index.js';
 import { expect, it } from 'vitest';
-import { blobRow, ingest } from '../engine/ingest.js';
+import { blobRecord, ingest } from '../engine/ingest.js';
 import { readText } from '../engine/read.js';
 import { putFile, stamp } from '../engine/versions.js';
 import { createWorkspace } from '../engine/workspaces.js';
@@ -32,7 +32,7 @@ async function fencedWrite(
   return ctx.commit(async (tx) => {
     await checkWriteLocks(tx, ctx, workspaceId, { path, tree: false }, token, ctx.clock());
     const s = await stamp(tx, ctx, workspaceId, undefined);
-    await tx.putBlob(blobRow(stored, s.now));
+    await tx.putBlob(blobRecord(stored, s.now));
     const content = { hash: stored.hash, size: stored.size, contentType: 'text/plain' };
     return putFile(tx, s, path, 'write', content);
   });

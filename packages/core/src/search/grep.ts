@@ -19,9 +19,9 @@ import {
 } from '@satchel/client/schemas/index.js';
 import picomatch from 'picomatch';
 import { RE2JS } from 're2js';
-import { blobBytes, getBlobRow, isBinary } from '../kernel/content.js';
+import { blobBytes, isBinary, requireBlob } from '../kernel/content.js';
 import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
-import type { EntryRow } from '../store/metadata/metadata-store.js';
+import type { EntryRecord } from '../store/metadata/metadata-store.js';
 import {
   type BatchOutcome,
   buildMatcher,
@@ -140,7 +140,7 @@ async function* filesOf(
   workspaceId: string,
   root: string,
   glob: string | undefined,
-): AsyncGenerator<EntryRow> {
+): AsyncGenerator<EntryRecord> {
   if (root !== '/') {
     const entry = await ctx.store.getEntry(workspaceId, root);
     if (!entry) throw notFound(root);
@@ -165,10 +165,10 @@ async function* filesOf(
   }
 }
 
-async function contentOf(ctx: EngineContext, entry: EntryRow): Promise<Buffer> {
-  const blob = await getBlobRow(ctx.store, entry.hash ?? '');
+async function contentOf(ctx: EngineContext, entry: EntryRecord): Promise<Buffer> {
+  const blob = await requireBlob(ctx.store, entry.hash ?? '');
   const pieces: Uint8Array[] = [];
-  for await (const piece of blobBytes(ctx, blob, 0, Number(blob.size))) pieces.push(piece);
+  for await (const piece of blobBytes(ctx, blob, 0, blob.size)) pieces.push(piece);
   return Buffer.concat(pieces);
 }
 
@@ -188,7 +188,7 @@ function owned(data: Uint8Array): Uint8Array {
 
 /** A file read and counted in the budget, waiting to be matched. */
 interface Queued {
-  readonly entry: EntryRow;
+  readonly entry: EntryRecord;
   readonly file: ScanFile;
   /** Bytes counted for it; `whole` when it was also counted as a file (not cut by the budget). */
   readonly length: number;
@@ -226,7 +226,7 @@ async function matchQueued(
   }
   for (const { file, line, text } of outcome.hits) {
     const { entry } = batch[file] ?? {};
-    if (entry) budget.hits.push({ path: entry.path, seq: Number(entry.seq), line, text });
+    if (entry) budget.hits.push({ path: entry.path, seq: entry.seq, line, text });
   }
   if (outcome.stop === null) return true;
   // It stopped in a file before those that ended the loop, so its reason comes first.
@@ -238,7 +238,7 @@ async function matchQueued(
 async function scanFiles(
   ctx: EngineContext,
   workers: GrepWorkers,
-  files: AsyncIterable<EntryRow>,
+  files: AsyncIterable<EntryRecord>,
   pattern: Pattern,
   budget: Budget,
 ): Promise<void> {
@@ -256,7 +256,7 @@ async function scanFiles(
       budget.reason = 'files';
       break;
     }
-    const size = Number(entry.size);
+    const size = entry.size;
     if (size > ctx.limits.maxTextBytes) {
       budget.skippedLarge++;
       continue;

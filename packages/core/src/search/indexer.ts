@@ -15,10 +15,10 @@ import { workspaceSettings } from '../kernel/workspace-settings.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type {
-  EntryRow,
+  EntryRecord,
   MetadataStore,
   MetadataTx,
-  WorkspaceRow,
+  WorkspaceRecord,
 } from '../store/metadata/metadata-store.js';
 import type { NewPassage, SearchStateRecord } from '../store/metadata/records.js';
 import { chunkText } from './chunk.js';
@@ -89,7 +89,7 @@ export class SearchIndex {
    * Brings the index of `ws` up to its head, or as far as it gets before `deadline` (epoch ms);
    * then embeds passages still without vectors, within the same deadline.
    */
-  catchUp(ws: WorkspaceRow, deadline: number): Promise<void> {
+  catchUp(ws: WorkspaceRecord, deadline: number): Promise<void> {
     return this.#serial(ws.id, async () => {
       while (!this.#closed && Date.now() < deadline) {
         const row = await this.#store.findWorkspace(ws.name);
@@ -101,7 +101,7 @@ export class SearchIndex {
   }
 
   /** Drops the index of `ws` and rebuilds it, for at most `ms`; the rest follows in the background. */
-  async reindex(ws: WorkspaceRow, ms: number): Promise<void> {
+  async reindex(ws: WorkspaceRecord, ms: number): Promise<void> {
     await this.#serial(ws.id, () =>
       this.#committer.run((tx) => tx.search.drop(ws.id), { durable: false }),
     );
@@ -110,16 +110,16 @@ export class SearchIndex {
   }
 
   /** The seq up to which the index reflects `ws` (cheap: for every search result). */
-  async indexedSeq(ws: WorkspaceRow): Promise<number> {
+  async indexedSeq(ws: WorkspaceRecord): Promise<number> {
     const state = await this.#store.search.state(ws.id);
     return state?.indexedSeq ?? 0;
   }
 
-  async status(ws: WorkspaceRow): Promise<SearchStatus> {
+  async status(ws: WorkspaceRecord): Promise<SearchStatus> {
     const enabled = workspaceSettings(ws.settings).indexing === 'on';
     const state = await this.#store.search.state(ws.id);
     const counts = await this.#store.search.countPassages(ws.id);
-    const headSeq = Number(ws.seq);
+    const headSeq = ws.seq;
     const indexedSeq = enabled ? (state?.indexedSeq ?? 0) : 0;
     return {
       enabled,
@@ -156,14 +156,14 @@ export class SearchIndex {
   }
 
   /** One step: a rebuild page or a page of the feed. False when there was nothing to do. */
-  async #step(ws: WorkspaceRow): Promise<boolean> {
+  async #step(ws: WorkspaceRecord): Promise<boolean> {
     const state = await this.#store.search.state(ws.id);
     if (state === undefined) {
       // No index yet: rebuild from the current files as they are at this head.
       const fresh: SearchStateRecord = {
         workspaceId: ws.id,
         indexedSeq: 0,
-        rebuildSeq: Number(ws.seq),
+        rebuildSeq: ws.seq,
         rebuildAfter: '',
         vectorError: null,
       };
@@ -177,7 +177,7 @@ export class SearchIndex {
     return this.#feedPage(ws, state);
   }
 
-  async #rebuildPage(ws: WorkspaceRow, state: SearchStateRecord): Promise<boolean> {
+  async #rebuildPage(ws: WorkspaceRecord, state: SearchStateRecord): Promise<boolean> {
     const after = state.rebuildAfter === '' ? null : state.rebuildAfter;
     const entries = await this.#store.listEntries(ws.id, '/', true, after, REBUILD_PAGE);
     const files = entries.filter((e) => e.type === 'file');
@@ -198,13 +198,13 @@ export class SearchIndex {
     return true;
   }
 
-  async #feedPage(ws: WorkspaceRow, state: SearchStateRecord): Promise<boolean> {
+  async #feedPage(ws: WorkspaceRecord, state: SearchStateRecord): Promise<boolean> {
     const after = state.indexedSeq;
     const rows = await this.#store.wholeChanges(ws.id, { after, limit: FEED_PAGE });
     if (rows.length === 0) return false;
     const indexedSeq = Number(rows.at(-1)?.seq ?? after);
     const paths = [...new Set(rows.map((r) => r.path))];
-    const entries = new Map<string, EntryRow>();
+    const entries = new Map<string, EntryRecord>();
     for (let i = 0; i < paths.length; i += 200) {
       const found = await this.#store.getEntries(ws.id, paths.slice(i, i + 200));
       for (const [path, entry] of found) entries.set(path, entry);
@@ -214,7 +214,7 @@ export class SearchIndex {
       const entry = entries.get(path);
       if (entry?.type === 'file') {
         // Already indexed at this version (a rebuild got there first): nothing to redo.
-        if ((await this.#store.search.indexedSeqOf(ws.id, path)) === Number(entry.seq)) continue;
+        if ((await this.#store.search.indexedSeqOf(ws.id, path)) === entry.seq) continue;
         changes.set(path, await this.#passagesOf(ws.id, entry));
       } else {
         changes.set(path, []);
@@ -258,14 +258,14 @@ export class SearchIndex {
   }
 
   /** The passages of a file's current version; none for binary, empty or very large files. */
-  async #passagesOf(workspaceId: string, entry: EntryRow): Promise<NewPassage[]> {
-    if (entry.hash === null || Number(entry.size) === 0) return [];
-    if (Number(entry.size) > MAX_INDEXED_FILE_BYTES) return [];
+  async #passagesOf(workspaceId: string, entry: EntryRecord): Promise<NewPassage[]> {
+    if (entry.hash === null || entry.size === 0) return [];
+    if (entry.size > MAX_INDEXED_FILE_BYTES) return [];
     const blob = await this.#store.getBlob(entry.hash);
     if (!blob) return [];
     const pieces: Uint8Array[] = [];
     try {
-      for await (const piece of blobBytes({ blobs: this.#blobs }, blob, 0, Number(blob.size))) {
+      for await (const piece of blobBytes({ blobs: this.#blobs }, blob, 0, blob.size)) {
         pieces.push(piece);
       }
     } catch (error) {
@@ -278,7 +278,7 @@ export class SearchIndex {
     return chunkText(data.toString('utf8')).map((p) => ({
       workspaceId,
       path: entry.path,
-      seq: Number(entry.seq),
+      seq: entry.seq,
       lineStart: p.lineStart,
       lineEnd: p.lineEnd,
       text: p.text,

@@ -16,7 +16,7 @@ import {
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { workspaceSettings } from '../kernel/workspace-settings.js';
 import type { PassageMatch } from '../store/metadata/dialect.js';
-import type { WorkspaceRow } from '../store/metadata/metadata-store.js';
+import type { WorkspaceRecord } from '../store/metadata/metadata-store.js';
 import type { PassageRecord } from '../store/metadata/records.js';
 import { bytesVector, cosine, vectorBytes } from './embeddings.js';
 import type { SearchIndex } from './indexer.js';
@@ -56,7 +56,7 @@ function checkQuery(query: unknown, field: string): string[] {
 }
 
 /** INVALID_INPUT when the workspace's indexing is off (grep still works). */
-export function requireIndexing(ws: WorkspaceRow): void {
+export function requireIndexing(ws: WorkspaceRecord): void {
   if (workspaceSettings(ws.settings).indexing === 'off') {
     throw new SatchelError(
       'INVALID_INPUT',
@@ -106,7 +106,7 @@ export async function searchPassages(
     ...(scope === undefined ? {} : { scope }),
     limit: embeddings ? Math.max(CANDIDATES, limit) : limit,
   });
-  const result = { indexedSeq: await index.indexedSeq(ws), headSeq: Number(ws.seq) };
+  const result = { indexedSeq: await index.indexedSeq(ws), headSeq: ws.seq };
   if (embeddings) {
     const hybrid = await hybridHits(ctx, index, ws, query, dir, lexical, limit);
     if (hybrid) return { items: hybrid, mode: 'hybrid', ...result };
@@ -125,7 +125,7 @@ export async function searchPassages(
 async function hybridHits(
   ctx: EngineContext,
   index: SearchIndex,
-  ws: WorkspaceRow,
+  ws: WorkspaceRecord,
   query: string,
   dir: string,
   lexical: readonly PassageMatch[],

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { WebhookPayload } from '@satchel/client/schemas/index.js';
 import { changeEvent } from '../kernel/records.js';
 import type { GroupCommitter } from '../store/group-commit.js';
-import type { MetadataStore, MetadataTx, VersionRow } from '../store/metadata/metadata-store.js';
+import type { MetadataStore, MetadataTx, VersionRecord } from '../store/metadata/metadata-store.js';
 import { webhookFilter } from './webhooks.js';
 
 /** Events read per subscription per transaction. */
@@ -19,7 +19,7 @@ function deliveryId(): string {
   return `msg_${randomBytes(12).toString('hex')}`;
 }
 
-export function payloadOf(workspace: string, row: VersionRow): WebhookPayload {
+export function payloadOf(workspace: string, row: VersionRecord): WebhookPayload {
   const event = changeEvent(row);
   return { type: `file.${row.op}`, timestamp: event.time, data: { workspace, ...event } };
 }
@@ -46,7 +46,7 @@ async function enqueueOne(tx: MetadataTx, webhookId: string, now: number): Promi
       id: deliveryId(),
       webhookId: hook.id,
       workspaceId: hook.workspaceId,
-      eventSeq: Number(row.seq),
+      eventSeq: row.seq,
       eventPath: row.path,
       eventType: `file.${row.op}`,
       payload: JSON.stringify(payloadOf(hook.workspaceName, row)),
@@ -58,7 +58,7 @@ async function enqueueOne(tx: MetadataTx, webhookId: string, now: number): Promi
       deliveredAt: null,
     });
   }
-  await tx.webhooks.update(hook.id, { cursor: Number(last.seq) });
+  await tx.webhooks.update(hook.id, { cursor: last.seq });
   return rows.length;
 }
 

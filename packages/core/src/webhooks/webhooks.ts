@@ -155,7 +155,7 @@ export async function createWebhook(
       secretCiphertext: sealed,
       enabled: true,
       disabledReason: null,
-      cursor: Number(ws.seq),
+      cursor: ws.seq,
       createdAt: ctx.clock(),
       createdBy: ctx.actor.name,
     };
@@ -204,7 +204,7 @@ export async function updateWebhook(
     if (options.path !== undefined) next.pathGlob = options.path;
     if (options.description !== undefined) next.description = options.description;
     if (options.enabled === true && !row.enabled) {
-      Object.assign(next, { enabled: true, disabledReason: null, cursor: Number(ws.seq) });
+      Object.assign(next, { enabled: true, disabledReason: null, cursor: ws.seq });
     } else if (options.enabled === false && row.enabled) {
       const reason = `disabled by ${ctx.actor.name}`;
       Object.assign(next, { enabled: false, disabledReason: reason });

@@ -5,27 +5,18 @@
  */
 
 import { descendantRange } from '@satchel/client/paths.js';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { AccessQueries } from './access-queries.js';
 import { AuditQueries } from './audit-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
+import { toBlob, toBlobMeta, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
 import { LockQueries } from './lock-queries.js';
 import { MemberQueries } from './member-queries.js';
+import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './records.js';
 import { SearchQueries } from './search-queries.js';
-import type {
-  BlobsTable,
-  Database,
-  EntriesTable,
-  VersionsTable,
-  WorkspacesTable,
-} from './tables.js';
+import type { Database } from './tables.js';
 import { TransferQueries } from './transfer-queries.js';
 import { WebhookQueries } from './webhook-queries.js';
-
-export type WorkspaceRow = Selectable<WorkspacesTable>;
-export type EntryRow = Selectable<EntriesTable>;
-export type VersionRow = Selectable<VersionsTable>;
-export type BlobRow = Selectable<BlobsTable>;
 
 /** Queries usable both outside and inside a transaction. */
 export class MetadataQueries {
@@ -65,14 +56,19 @@ export class MetadataQueries {
     return q.db;
   }
 
-  findWorkspace(name: string): Promise<WorkspaceRow | undefined> {
-    return this.db.selectFrom('workspaces').selectAll().where('name', '=', name).executeTakeFirst();
+  async findWorkspace(name: string): Promise<WorkspaceRecord | undefined> {
+    const row = await this.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row && toWorkspace(row);
   }
 
-  listWorkspaces(afterName: string | null, limit: number): Promise<WorkspaceRow[]> {
+  async listWorkspaces(afterName: string | null, limit: number): Promise<WorkspaceRecord[]> {
     let q = this.db.selectFrom('workspaces').selectAll().orderBy('name').limit(limit);
     if (afterName !== null) q = q.where('name', '>', afterName);
-    return q.execute();
+    return (await q.execute()).map(toWorkspace);
   }
 
   async workspaceStats(
@@ -103,34 +99,38 @@ export class MetadataQueries {
     };
   }
 
-  getEntry(workspaceId: string, path: string): Promise<EntryRow | undefined> {
-    return this.db
+  async getEntry(workspaceId: string, path: string): Promise<EntryRecord | undefined> {
+    const row = await this.db
       .selectFrom('entries')
       .selectAll()
       .where('workspace_id', '=', workspaceId)
       .where('path', '=', path)
       .executeTakeFirst();
+    return row && toEntry(row);
   }
 
   /** The entries that exist among `paths`, by path. */
-  async getEntries(workspaceId: string, paths: readonly string[]): Promise<Map<string, EntryRow>> {
+  async getEntries(
+    workspaceId: string,
+    paths: readonly string[],
+  ): Promise<Map<string, EntryRecord>> {
     const rows = await this.db
       .selectFrom('entries')
       .selectAll()
       .where('workspace_id', '=', workspaceId)
       .where('path', 'in', paths)
       .execute();
-    return new Map(rows.map((row) => [row.path, row]));
+    return new Map(rows.map((row) => [row.path, toEntry(row)]));
   }
 
   /** Entries directly inside `dir`, or everything beneath it when `recursive`, in path order. */
-  listEntries(
+  async listEntries(
     workspaceId: string,
     dir: string,
     recursive: boolean,
     afterPath: string | null,
     limit: number,
-  ): Promise<EntryRow[]> {
+  ): Promise<EntryRecord[]> {
     let q = this.db
       .selectFrom('entries')
       .selectAll()
@@ -144,7 +144,7 @@ export class MetadataQueries {
       q = q.where('parent', '=', dir);
     }
     if (afterPath !== null) q = q.where('path', '>', afterPath);
-    return q.execute();
+    return (await q.execute()).map(toEntry);
   }
 
   async countEntries(workspaceId: string, dir: string, recursive: boolean): Promise<number> {
@@ -163,24 +163,29 @@ export class MetadataQueries {
   }
 
   /** The newest version of `path` (a tombstone if it was deleted last), or one at `seq`. */
-  getVersion(workspaceId: string, path: string, seq?: number): Promise<VersionRow | undefined> {
+  async getVersion(
+    workspaceId: string,
+    path: string,
+    seq?: number,
+  ): Promise<VersionRecord | undefined> {
     let q = this.db
       .selectFrom('versions')
       .selectAll()
       .where('workspace_id', '=', workspaceId)
       .where('path', '=', path);
     q = seq === undefined ? q.orderBy('seq', 'desc').limit(1) : q.where('seq', '=', seq);
-    return q.executeTakeFirst();
+    const row = await q.executeTakeFirst();
+    return row && toVersion(row);
   }
 
   /** Versions of `path`, newest first (or oldest first), with seq below `beforeSeq` when given. */
-  listVersions(
+  async listVersions(
     workspaceId: string,
     path: string,
     beforeSeq: number | null,
     limit: number,
     order: 'asc' | 'desc' = 'desc',
-  ): Promise<VersionRow[]> {
+  ): Promise<VersionRecord[]> {
     let q = this.db
       .selectFrom('versions')
       .selectAll()
@@ -189,17 +194,17 @@ export class MetadataQueries {
       .orderBy('seq', order)
       .limit(limit);
     if (beforeSeq !== null) q = q.where('seq', '<', beforeSeq);
-    return q.execute();
+    return (await q.execute()).map(toVersion);
   }
 
   /**
    * Versions written after seq `after`, in (seq, path) order — the change feed; with `dir`, only
    * those at or beneath it. `atSeq` returns exactly the versions of one mutation instead.
    */
-  listChanges(
+  async listChanges(
     workspaceId: string,
     options: { after?: number; atSeq?: number; limit?: number; dir?: string },
-  ): Promise<VersionRow[]> {
+  ): Promise<VersionRecord[]> {
     let q = this.db
       .selectFrom('versions')
       .selectAll()
@@ -216,7 +221,7 @@ export class MetadataQueries {
         eb.or([eb('path', '=', dir), eb.and([eb('path', '>=', lo), eb('path', '<', hi)])]),
       );
     }
-    return q.execute();
+    return (await q.execute()).map(toVersion);
   }
 
   /**
@@ -227,31 +232,36 @@ export class MetadataQueries {
   async wholeChanges(
     workspaceId: string,
     options: { after: number; limit: number; dir?: string },
-  ): Promise<VersionRow[]> {
+  ): Promise<VersionRecord[]> {
     const { after, limit, dir } = options;
     const scope = dir === undefined ? {} : { dir };
     const rows = await this.listChanges(workspaceId, { after, limit: limit + 1, ...scope });
     if (rows.length <= limit) return rows;
     const page = rows.slice(0, limit);
     const lastSeq = Number(page.at(-1)?.seq);
-    const whole = page.filter((row) => Number(row.seq) !== lastSeq);
+    const whole = page.filter((row) => row.seq !== lastSeq);
     if (whole.length > 0) return whole;
     return this.listChanges(workspaceId, { atSeq: lastSeq, ...scope });
   }
 
-  getBlob(hash: string): Promise<BlobRow | undefined> {
-    return this.db.selectFrom('blobs').selectAll().where('hash', '=', hash).executeTakeFirst();
+  async getBlob(hash: string): Promise<BlobRecord | undefined> {
+    const row = await this.db
+      .selectFrom('blobs')
+      .selectAll()
+      .where('hash', '=', hash)
+      .executeTakeFirst();
+    return row && toBlob(row);
   }
 
-  /** Blob rows in hash order, without inline data (for fsck). */
-  listBlobs(afterHash: string | null, limit: number): Promise<Omit<BlobRow, 'data'>[]> {
+  /** Registered blobs in hash order, without inline data (for fsck). */
+  async listBlobs(afterHash: string | null, limit: number): Promise<Omit<BlobRecord, 'data'>[]> {
     let q = this.db
       .selectFrom('blobs')
       .select(['hash', 'size', 'location', 'chunk_size', 'chunks', 'created_at'])
       .orderBy('hash')
       .limit(limit);
     if (afterHash !== null) q = q.where('hash', '>', afterHash);
-    return q.execute();
+    return (await q.execute()).map(toBlobMeta);
   }
 
   /** Inline data of a blob, for fsck's re-hash. */
@@ -298,10 +308,10 @@ export class MetadataQueries {
   }
 
   /** Versions that name a blob the registry lacks (the foreign key forbids it; fsck checks anyway). */
-  versionsWithoutBlob(
+  async versionsWithoutBlob(
     limit: number,
-  ): Promise<Pick<VersionRow, 'workspace_id' | 'path' | 'seq' | 'hash'>[]> {
-    return this.db
+  ): Promise<Pick<VersionRecord, 'workspaceId' | 'path' | 'seq' | 'hash'>[]> {
+    const rows = await this.db
       .selectFrom('versions')
       .leftJoin('blobs', 'blobs.hash', 'versions.hash')
       .select(['versions.workspace_id', 'versions.path', 'versions.seq', 'versions.hash'])
@@ -309,6 +319,12 @@ export class MetadataQueries {
       .where('blobs.hash', 'is', null)
       .limit(limit)
       .execute();
+    return rows.map((row) => ({
+      workspaceId: row.workspace_id,
+      path: row.path,
+      seq: Number(row.seq),
+      hash: row.hash,
+    }));
   }
 
   async countVersions(): Promise<number> {
@@ -319,7 +335,7 @@ export class MetadataQueries {
     return Number(row.count);
   }
 
-  workspaceNames(): Promise<Pick<WorkspaceRow, 'id' | 'name'>[]> {
+  workspaceNames(): Promise<Pick<WorkspaceRecord, 'id' | 'name'>[]> {
     return this.db.selectFrom('workspaces').select(['id', 'name']).execute();
   }
 }

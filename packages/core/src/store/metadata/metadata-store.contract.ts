@@ -2,7 +2,13 @@
 import { createHash } from 'node:crypto';
 import { parentOf } from '@satchel/client/paths.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BlobRow, EntryRow, MetadataStore, MetadataTx, VersionRow } from './metadata-store.js';
+import type {
+  BlobRecord,
+  EntryRecord,
+  MetadataStore,
+  MetadataTx,
+  VersionRecord,
+} from './metadata-store.js';
 
 export interface MetadataStoreFixture {
   /** A migrated, empty store. */
@@ -16,35 +22,34 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-function inlineBlob(text: string, createdAt = NOW): BlobRow {
+function inlineBlob(text: string, createdAt = NOW): BlobRecord {
   return {
     hash: sha256(text),
     size: Buffer.byteLength(text),
     location: 'inline',
     data: Buffer.from(text),
-    chunk_size: null,
+    chunkSize: null,
     chunks: null,
-    created_at: createdAt,
+    createdAt: createdAt,
   };
 }
 
-function fileVersion(workspaceId: string, path: string, seq: number, hash: string): VersionRow {
+function fileVersion(workspaceId: string, path: string, seq: number, hash: string): VersionRecord {
   return {
-    workspace_id: workspaceId,
+    workspaceId,
     path,
     seq,
     op: 'write',
     type: 'file',
-    deleted: 0,
+    deleted: false,
     hash,
     size: 1,
-    content_type: 'text/plain',
+    contentType: 'text/plain',
     author: 'tester',
     session: null,
     message: null,
-    origin_path: null,
-    origin_seq: null,
-    created_at: NOW + seq,
+    origin: null,
+    createdAt: NOW + seq,
   };
 }
 
@@ -53,19 +58,19 @@ function entry(
   path: string,
   type: 'file' | 'directory',
   hash: string | null,
-): EntryRow {
+): EntryRecord {
   return {
-    workspace_id: workspaceId,
+    workspaceId,
     path,
     parent: parentOf(path),
     type,
     seq: 1,
     size: hash === null ? 0 : 1,
     hash,
-    content_type: hash === null ? null : 'text/plain',
+    contentType: hash === null ? null : 'text/plain',
     author: 'tester',
     session: null,
-    modified_at: NOW,
+    modifiedAt: NOW,
   };
 }
 
@@ -111,7 +116,7 @@ export function runMetadataStoreContract(
     });
 
     async function createWorkspace(id: string): Promise<void> {
-      await store.transaction((tx) => tx.createWorkspace({ id, name: id, created_at: NOW }));
+      await store.transaction((tx) => tx.createWorkspace({ id, name: id, createdAt: NOW }));
     }
 
     /** Writes a file version (registering its content) and makes it the head. */
@@ -158,7 +163,7 @@ export function runMetadataStoreContract(
       const failure = new Error('abort');
       await expect(
         store.transaction(async (tx) => {
-          await tx.createWorkspace({ id: 'w1', name: 'w1', created_at: NOW });
+          await tx.createWorkspace({ id: 'w1', name: 'w1', createdAt: NOW });
           const seq = await tx.nextSeq('w1');
           await tx.putBlob(blob);
           await tx.insertVersion(fileVersion('w1', '/f', seq, blob.hash));
@@ -200,9 +205,9 @@ export function runMetadataStoreContract(
     it('keeps the first row when a blob is registered twice', async () => {
       const first = inlineBlob('same content', NOW);
       await store.transaction((tx) => tx.putBlob(first));
-      await store.transaction((tx) => tx.putBlob({ ...first, created_at: NOW + 1000 }));
+      await store.transaction((tx) => tx.putBlob({ ...first, createdAt: NOW + 1000 }));
       const row = await store.getBlob(first.hash);
-      expect(Number(row?.created_at)).toBe(NOW);
+      expect(Number(row?.createdAt)).toBe(NOW);
       expect(Buffer.from(row?.data ?? new Uint8Array())).toEqual(Buffer.from('same content'));
       expect(Number(row?.size)).toBe(first.size);
     });
@@ -224,7 +229,7 @@ export function runMetadataStoreContract(
         });
       });
 
-      const paths = (rows: readonly EntryRow[]) => rows.map((r) => r.path);
+      const paths = (rows: readonly EntryRecord[]) => rows.map((r) => r.path);
 
       it('lists the children of a directory in byte-wise order', async () => {
         const root = await store.listEntries('w1', '/', false, null, 100);
@@ -275,7 +280,7 @@ export function runMetadataStoreContract(
           const pages: string[] = [];
           let after: string | null = null;
           for (;;) {
-            const rows: EntryRow[] = await store.listEntries('w1', dir, recursive, after, 3);
+            const rows: EntryRecord[] = await store.listEntries('w1', dir, recursive, after, 3);
             pages.push(...paths(rows));
             const last = rows.at(-1);
             if (rows.length < 3 || !last) break;
@@ -305,7 +310,7 @@ export function runMetadataStoreContract(
       expect(await store.getVersion('w1', '/f', 5)).toBeUndefined();
       expect(await store.getVersion('w1', '/missing')).toBeUndefined();
 
-      const seqsOf = (rows: readonly VersionRow[]) => rows.map((r) => Number(r.seq));
+      const seqsOf = (rows: readonly VersionRecord[]) => rows.map((r) => Number(r.seq));
       expect(seqsOf(await store.listVersions('w1', '/f', null, 100))).toEqual([4, 3, 2, 1]);
       expect(seqsOf(await store.listVersions('w1', '/f', null, 100, 'asc'))).toEqual([1, 2, 3, 4]);
       expect(seqsOf(await store.listVersions('w1', '/f', null, 2))).toEqual([4, 3]);
@@ -327,6 +332,64 @@ export function runMetadataStoreContract(
       expect(await store.getVersion('w1', '/f')).toBeUndefined();
       expect(Number((await store.findWorkspace('w1'))?.seq)).toBe(0);
       expect(await store.versionsWithoutBlob(10)).toEqual([]);
+    });
+
+    it('reads the file tree back exactly as written, with numbers as numbers', async () => {
+      await createWorkspace('w1');
+      const blob: BlobRecord = {
+        hash: sha256('large'),
+        size: 5_000_000_000,
+        location: 'store',
+        data: null,
+        chunkSize: 4_194_304,
+        chunks: Buffer.alloc(64, 7),
+        createdAt: NOW,
+      };
+      const moved: VersionRecord = {
+        ...fileVersion('w1', '/new', 1, blob.hash),
+        op: 'move',
+        size: blob.size,
+        session: 's-1',
+        message: 'renamed',
+        origin: { path: '/old', seq: 7 },
+      };
+      const tombstone: VersionRecord = {
+        ...fileVersion('w1', '/gone', 2, blob.hash),
+        op: 'delete',
+        deleted: true,
+        hash: null,
+        size: 0,
+        contentType: null,
+      };
+      const head: EntryRecord = {
+        ...entry('w1', '/new', 'file', blob.hash),
+        size: blob.size,
+        session: 's-1',
+      };
+      await store.transaction(async (tx) => {
+        await tx.putBlob(blob);
+        await tx.insertVersion(moved);
+        await tx.insertVersion(tombstone);
+        await tx.putEntry(head);
+      });
+      const { data: _data, ...meta } = blob;
+      expect(await store.getBlob(blob.hash)).toEqual(blob);
+      expect(await store.listBlobs(null, 10)).toEqual([meta]);
+      expect(await store.getVersion('w1', '/new')).toEqual(moved);
+      expect(await store.getVersion('w1', '/gone', 2)).toEqual(tombstone);
+      expect(await store.listChanges('w1', { after: 0 })).toEqual([moved, tombstone]);
+      expect(await store.getEntry('w1', '/new')).toEqual(head);
+      const replaced = { ...head, seq: 3, size: 1, session: null, modifiedAt: NOW + 3 };
+      await store.transaction((tx) => tx.putEntry(replaced));
+      expect(await store.listEntries('w1', '/', false, null, 10)).toEqual([replaced]);
+      expect(await store.findWorkspace('w1')).toEqual({
+        id: 'w1',
+        name: 'w1',
+        seq: 0,
+        createdAt: NOW,
+        settings: expect.any(String),
+        fence: expect.any(Number),
+      });
     });
   });
 }

@@ -9,26 +9,28 @@
  * store's own, or the transaction's — so an area call inside `transaction` is part of that
  * transaction: `store.locks.live(wsId, now)`, `tx.webhooks.enqueue(delivery)`,
  * `store.access.keyChain(id)`, `tx.members.put(member)`, `tx.audit.insert(entries)`,
- * `store.search.match(query)`, `tx.transfers.close(id, …)`. Areas take and return the camelCase
- * records of records.ts; the snake_case columns of tables.ts, and the mapping between them,
- * never leave store/. Kysely itself never leaves store/ either: there is no getter for it, and
+ * `store.search.match(query)`, `tx.transfers.close(id, …)`. The file tree and the areas alike
+ * take and return the camelCase records of records.ts; the snake_case columns of tables.ts, and
+ * the mapping between them (file-tree-rows.ts, the area modules), never leave store/. Kysely itself never leaves store/ either: there is no getter for it, and
  * tests that must tamper with rows use `rawDatabase` from testing.ts.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
+import { blobRow, entryRow, newWorkspaceRow, toWorkspace, versionRow } from './file-tree-rows.js';
 import { startLockEpoch } from './lock-queries.js';
-import {
-  type BlobRow,
-  type EntryRow,
-  MetadataQueries,
-  type VersionRow,
-  type WorkspaceRow,
-} from './metadata-queries.js';
+import { MetadataQueries } from './metadata-queries.js';
 import { migrateToLatest } from './migrations.js';
+import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './records.js';
 import type { Database } from './tables.js';
 
-export type { BlobRow, EntryRow, VersionRow, WorkspaceRow } from './metadata-queries.js';
 export { MetadataQueries } from './metadata-queries.js';
+export type {
+  BlobRecord,
+  EntryRecord,
+  VersionOrigin,
+  VersionRecord,
+  WorkspaceRecord,
+} from './records.js';
 
 /** Version of the on-disk format described in docs/storage.md. */
 export const STORAGE_FORMAT = '1';
@@ -40,10 +42,10 @@ export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /** Writes; only ever handed out inside a transaction. */
 export class MetadataTx extends MetadataQueries {
-  async createWorkspace(row: { id: string; name: string; created_at: number }): Promise<void> {
+  async createWorkspace(ws: Pick<WorkspaceRecord, 'id' | 'name' | 'createdAt'>): Promise<void> {
     await this.db
       .insertInto('workspaces')
-      .values({ ...row, fence: await this.fenceFloor() })
+      .values({ ...newWorkspaceRow(ws), fence: await this.fenceFloor() })
       .execute();
   }
 
@@ -93,14 +95,14 @@ export class MetadataTx extends MetadataQueries {
    * every write); undefined if there is no such workspace. The seq is only used if the
    * transaction commits.
    */
-  async claimSeq(name: string): Promise<WorkspaceRow | undefined> {
+  async claimSeq(name: string): Promise<WorkspaceRecord | undefined> {
     const row = await this.db
       .updateTable('workspaces')
       .set((eb) => ({ seq: eb('seq', '+', 1) }))
       .where('name', '=', name)
       .returningAll()
       .executeTakeFirst();
-    return row;
+    return row && toWorkspace(row);
   }
 
   /** Hands out the workspace's next seq; it is only used if the transaction commits. */
@@ -115,10 +117,10 @@ export class MetadataTx extends MetadataQueries {
   }
 
   /** Registers content; a hash that is already registered is left as it is. */
-  async putBlob(row: BlobRow): Promise<void> {
+  async putBlob(blob: BlobRecord): Promise<void> {
     await this.db
       .insertInto('blobs')
-      .values(row)
+      .values(blobRow(blob))
       .onConflict((oc) => oc.column('hash').doNothing())
       .execute();
   }
@@ -136,11 +138,13 @@ export class MetadataTx extends MetadataQueries {
     await this.db.deleteFrom('blobs').where('hash', '=', hash).execute();
   }
 
-  async insertVersion(row: VersionRow): Promise<void> {
-    await this.db.insertInto('versions').values(row).execute();
+  async insertVersion(version: VersionRecord): Promise<void> {
+    await this.db.insertInto('versions').values(versionRow(version)).execute();
   }
 
-  async putEntry(row: EntryRow): Promise<void> {
+  /** Writes the entry of a path, replacing the one there. */
+  async putEntry(entry: EntryRecord): Promise<void> {
+    const row = entryRow(entry);
     const { workspace_id: _workspace, path: _path, ...rest } = row;
     await this.db
       .insertInto('entries')
@@ -158,15 +162,15 @@ export class MetadataTx extends MetadataQueries {
   }
 }
 
-/** Workspace rows already read, by name: a cache for the reads of one call (`forCall`). */
+/** Workspaces already read, by name: a cache for the reads of one call (`forCall`). */
 export class WorkspaceRows {
-  readonly #rows = new Map<string, Promise<WorkspaceRow | undefined>>();
+  readonly #rows = new Map<string, Promise<WorkspaceRecord | undefined>>();
 
-  /** The row of `name`, read with `read` the first time only. */
+  /** The workspace `name`, read with `read` the first time only. */
   get(
     name: string,
-    read: () => Promise<WorkspaceRow | undefined>,
-  ): Promise<WorkspaceRow | undefined> {
+    read: () => Promise<WorkspaceRecord | undefined>,
+  ): Promise<WorkspaceRecord | undefined> {
     let row = this.#rows.get(name);
     if (!row) {
       row = read();
@@ -195,14 +199,14 @@ export class MetadataStore extends MetadataQueries {
   }
 
   /**
-   * This store as one call sees it: a workspace row is read once per call — not once for the
+   * This store as one call sees it: a workspace is read once per call — not once for the
    * authorisation and again by the operation. Transactions still read their own rows.
    */
   forCall(): MetadataStore {
     return new MetadataStore(this.db, this.dialect, new WorkspaceRows());
   }
 
-  override findWorkspace(name: string): Promise<WorkspaceRow | undefined> {
+  override findWorkspace(name: string): Promise<WorkspaceRecord | undefined> {
     const read = () => super.findWorkspace(name);
     return this.#workspaces ? this.#workspaces.get(name, read) : read();
   }

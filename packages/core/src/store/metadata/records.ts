@@ -1,9 +1,80 @@
 /**
  * Records: the rows of the metadata store as the code outside `store/` sees them, in camelCase
  * and with numbers as numbers. The mapping from the snake_case columns of `tables.ts` lives only
- * in the area modules beside this file (`*-queries.ts`).
+ * beside this file: in `file-tree-rows.ts` for the file tree, in the area modules
+ * (`*-queries.ts`) for the rest.
  */
 import type { Role } from '@satchel/client/schemas/access.js';
+
+/** A workspace. Times are epoch milliseconds. */
+export interface WorkspaceRecord {
+  readonly id: string;
+  readonly name: string;
+  /** Newest seq handed out; the next mutation gets seq + 1. */
+  readonly seq: number;
+  readonly createdAt: number;
+  /** The JSON of `WorkspaceSettings`, with any unknown keys kept. */
+  readonly settings: string;
+  /** Newest fencing token handed out to a lock in this workspace. */
+  readonly fence: number;
+}
+
+/** Where a version came from: the path and seq a move (or copy) took it from. */
+export interface VersionOrigin {
+  readonly path: string;
+  readonly seq: number;
+}
+
+/** The current state of one live path: a file, or a directory (explicit or implied by a file). */
+export interface EntryRecord {
+  readonly workspaceId: string;
+  readonly path: string;
+  /** The path of the directory holding it ('/' for the top level). */
+  readonly parent: string;
+  readonly type: 'file' | 'directory';
+  /** The seq of the version this entry is the head of. */
+  readonly seq: number;
+  readonly size: number;
+  /** The content's SHA-256; null for a directory. */
+  readonly hash: string | null;
+  readonly contentType: string | null;
+  readonly author: string;
+  readonly session: string | null;
+  readonly modifiedAt: number;
+}
+
+/** One version of one path, tombstones (`deleted`) included; immutable once written. */
+export interface VersionRecord {
+  readonly workspaceId: string;
+  readonly path: string;
+  readonly seq: number;
+  /** The `VersionOp` that wrote it. */
+  readonly op: string;
+  readonly type: 'file' | 'directory';
+  readonly deleted: boolean;
+  readonly hash: string | null;
+  readonly size: number;
+  readonly contentType: string | null;
+  readonly author: string;
+  readonly session: string | null;
+  readonly message: string | null;
+  readonly origin: VersionOrigin | null;
+  readonly createdAt: number;
+}
+
+/**
+ * Registered content: small content inline (`data`), large content in the BlobStore with the
+ * SHA-256 of each `chunkSize` piece concatenated in `chunks`.
+ */
+export interface BlobRecord {
+  readonly hash: string;
+  readonly size: number;
+  readonly location: 'inline' | 'store';
+  readonly data: Uint8Array | null;
+  readonly chunkSize: number | null;
+  readonly chunks: Uint8Array | null;
+  readonly createdAt: number;
+}
 
 /** A lock, in whatever state (live, expired or released). Times are epoch milliseconds. */
 export interface LockRecord {
