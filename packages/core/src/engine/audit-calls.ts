@@ -23,7 +23,7 @@ async function scopeOf(store: MetadataQueries, options: AuditQuery): Promise<Aud
   if (options.server === true) return { kind: 'server' };
   if (options.workspace === undefined) return { kind: 'all' };
   const row = await requireWorkspace(store, options.workspace);
-  return { kind: 'workspace', id: row.id, name: row.name, createdAt: Number(row.created_at) };
+  return { kind: 'workspace', id: row.id, name: row.name, createdAt: row.createdAt };
 }
 
 /**

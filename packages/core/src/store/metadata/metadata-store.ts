@@ -180,7 +180,7 @@ export class WorkspaceRows {
   }
 
   /** The row of `name` if this call has read it already (never reads). */
-  peek(name: string): Promise<WorkspaceRow | undefined> | undefined {
+  peek(name: string): Promise<WorkspaceRecord | undefined> | undefined {
     return this.#rows.get(name);
   }
 }
@@ -212,7 +212,7 @@ export class MetadataStore extends MetadataQueries {
   }
 
   /** The row of `name` as this call already read it (`forCall`), or undefined if it has not. */
-  workspaceReadByCall(name: string): Promise<WorkspaceRow | undefined> | undefined {
+  workspaceReadByCall(name: string): Promise<WorkspaceRecord | undefined> | undefined {
     return this.#workspaces?.peek(name);
   }
 
