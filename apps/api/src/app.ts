@@ -219,13 +219,14 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   // What every authenticated prefix runs (`/v1/*`, and `/mcp`): the key, then its budget, which
   // is one per key across prefixes.
   const guard: MiddlewareHandler<ApiEnv>[] = [auth];
-  if (options.rateLimit !== false)
-    guard.push(rateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, engine.rates));
+  if (options.rateLimit !== false) {
+    guard.push(rateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, engine));
+  }
   app.use('/v1/*', ...guard);
   app.on(
     ['PUT', 'POST'],
     '/v1/workspaces/:ws/files/*',
-    concurrentUploads(options.maxConcurrentUploads ?? 32),
+    concurrentUploads(options.maxConcurrentUploads ?? 32, engine),
   );
   // The operation table's routes first: `GET …/files` lists before the file wildcard reads.
   for (const routes of [

@@ -2,11 +2,11 @@
  * Per-key rate limiting (fixed window; counts kept by core's `RateBudgets`, shared by the nodes
  * of one PostgreSQL database) with IETF draft RateLimit headers.
  */
-
-import type { RateBudgets } from '@satchel/core';
+import type { RateBudgets, SatchelEngine } from '@satchel/core';
 import type { MiddlewareHandler } from 'hono';
 import { type RateLimitInfo, rateLimiter, type Store } from 'hono-rate-limiter';
 import type { ApiEnv } from './api-env.js';
+import { refusedRequest } from './auth.js';
 import { HttpError } from './problem.js';
 
 export interface RateLimitOptions {
@@ -57,12 +57,13 @@ function resetSeconds(info: RateLimitInfo | undefined, windowSeconds: number): n
  * requests per `windowSeconds`; admin keys pass unless `admin` is true. Every limited response
  * carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-07); a request
  * over the budget is RATE_LIMITED (429 problem+json) with `Retry-After` in seconds and is not
- * handled at all. Counts live in `budgets` (the engine's): one budget per key across the prefixes
- * of an app and across the nodes of one database.
+ * handled at all, and is reported to `engine`'s server-level audit (bounded there). Counts live
+ * in the engine's budgets: one per key across the prefixes of an app and across the nodes of one
+ * database.
  */
 export function rateLimit(
   options: RateLimitOptions,
-  budgets: RateBudgets,
+  engine: Pick<SatchelEngine, 'auditRefusal' | 'rates'>,
 ): MiddlewareHandler<ApiEnv> {
   checked(options);
   const { limit, windowSeconds } = options;
@@ -72,7 +73,7 @@ export function rateLimit(
     windowMs: windowSeconds * 1000,
     limit,
     standardHeaders: 'draft-7',
-    store: budgetStore(budgets, windowSeconds * 1000),
+    store: budgetStore(engine.rates, windowSeconds * 1000),
     keyGenerator: (c) => c.get('actor').keyId ?? c.get('actor').principalId,
     skip: (c) => {
       const actor = c.get('actor');
@@ -82,6 +83,11 @@ export function rateLimit(
     handler: (c) => {
       const info = c.get('rateLimit') as RateLimitInfo | undefined;
       const retryAfter = resetSeconds(info, windowSeconds);
+      engine.auditRefusal({
+        ...refusedRequest(c),
+        code: 'RATE_LIMITED',
+        actor: c.get('actor').name,
+      });
       throw new HttpError(
         'RATE_LIMITED',
         `rate limit of ${limit} requests per ${windowSeconds} s exceeded for this key; retry in ${retryAfter} s`,

@@ -59,6 +59,7 @@ function entry(n: number): AuditInput {
     session: 'bench',
     action: n % 2 === 0 ? 'writeFile' : 'readFile',
     workspace: 'bench',
+    workspaceId: 'bench-id',
     path: `/w/${n}`,
     seq: n % 2 === 0 ? n : null,
     outcome: 'ok',

@@ -139,6 +139,7 @@ export {
   type TreeWatcher,
 } from '@satchel/client/sync/tree.js';
 export { type WatchOptions, watch as watchSync } from '@satchel/client/sync/watch.js';
+export type { Refusal } from './audit/refusal-log.js';
 export { KEY_PREFIX } from './auth/keys.js';
 export type { RateBudgets, RateCount } from './auth/rate-budgets.js';
 export { applyEdits } from './engine/edit.js';

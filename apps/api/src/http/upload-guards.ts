@@ -2,8 +2,10 @@
  * Guards against clients that hold a connection, a temp file and a slot in core without sending:
  * an idle timeout between request body chunks, and a cap on file uploads in flight per key.
  */
+import type { SatchelEngine } from '@satchel/core';
 import type { MiddlewareHandler } from 'hono';
 import type { ApiEnv } from '../api-env.js';
+import { refusedRequest } from '../auth.js';
 import { HttpError } from '../problem.js';
 
 function idleError(seconds: number): HttpError {
@@ -78,13 +80,17 @@ export function bodyIdleTimeout(seconds: number): MiddlewareHandler<ApiEnv> {
  * and `limit`. A slot is held until the route has answered (core has consumed the body by then).
  * Counts live in this process's memory.
  */
-export function concurrentUploads(max: number): MiddlewareHandler<ApiEnv> {
+export function concurrentUploads(
+  max: number,
+  engine?: Pick<SatchelEngine, 'auditRefusal'>,
+): MiddlewareHandler<ApiEnv> {
   const inFlight = new Map<string, number>();
   return async function concurrentUploads(c, next) {
     const actor = c.get('actor');
     const key = actor.keyId ?? actor.principalId;
     const count = inFlight.get(key) ?? 0;
     if (count >= max) {
+      engine?.auditRefusal({ ...refusedRequest(c), code: 'RATE_LIMITED', actor: actor.name });
       throw new HttpError(
         'RATE_LIMITED',
         `too many uploads in flight for this key: at most ${max} at once; retry when one ends`,

@@ -126,7 +126,7 @@ export const AUDIT_OPERATIONS: readonly OperationSpec[] = [
     method: 'GET',
     path: '/v1/workspaces/:ws/audit',
     tag: 'audit',
-    summary: 'Audit entries of a workspace (owners)',
+    summary: 'Audit entries of a workspace, by its id as it exists now (owners)',
     params: AUDIT_PARAMS,
     responses: { 200: { description: 'oldest first', content: [{ json: 'AuditPage' }] } },
     errors: [400, 403, 404],
@@ -135,8 +135,17 @@ export const AUDIT_OPERATIONS: readonly OperationSpec[] = [
     method: 'GET',
     path: '/v1/audit',
     tag: 'audit',
-    summary: 'All audit entries (admins)',
-    params: AUDIT_PARAMS,
+    summary: 'All audit entries, or with ?server=true the server-level log (admins)',
+    params: [
+      ...AUDIT_PARAMS,
+      {
+        name: 'server',
+        in: 'query',
+        schema: z.boolean(),
+        description:
+          'only entries with no workspace id: refused keys, rate-limited calls, calls against names with no workspace',
+      },
+    ],
     responses: { 200: { description: 'oldest first', content: [{ json: 'AuditPage' }] } },
     errors: [400, 403],
   },

@@ -6,18 +6,22 @@ import { AuditQuerySchema } from '@satchel/core/schemas';
 import { type Context, Hono } from 'hono';
 import type { ApiEnv } from '../api-env.js';
 import type { RouteConfig } from '../app.js';
-import { queryInt, validate } from '../input.js';
+import { queryBool, queryInt, validate } from '../input.js';
 
 /**
  * `?after=IDX&limit=`: entries after index IDX, oldest first. `nextCursor` is the last index
- * returned, so it is passed back as `after` (or as `cursor`, like every other list).
+ * returned, so it is passed back as `after` (or as `cursor`, like every other list). On
+ * `/v1/audit`, `?server=true` keeps only the server-level log (entries with no workspace); with a
+ * workspace it is INVALID_INPUT.
  */
 function auditQuery(c: Context<ApiEnv>, workspace: string | undefined) {
   const after = queryInt(c, 'after') ?? queryInt(c, 'cursor');
+  const server = queryBool(c, 'server');
   return validate(
     AuditQuerySchema,
     {
       ...(workspace === undefined ? {} : { workspace }),
+      ...(server === undefined ? {} : { server }),
       ...(after === undefined ? {} : { cursor: String(after) }),
       limit: queryInt(c, 'limit'),
     },

@@ -48,6 +48,19 @@ describe('satchel audit', () => {
     expect(notOwner.stderr).toContain('that needs owner, and it is viewer (FORBIDDEN)');
   });
 
+  it('--server lists only entries with no workspace, e.g. a call against a missing one', async () => {
+    await cli.in('nowhere', ['cat', '/probe.md']);
+    const server = JSON.parse((await cli.run(['audit', '--server', '--json'])).stdout) as {
+      items: AuditEntryOut[];
+    };
+    expect(server.items.every((e) => e.workspaceId === null)).toBe(true);
+    expect(server.items).toContainEqual(
+      expect.objectContaining({ workspace: 'nowhere', path: '/probe.md', code: 'NOT_FOUND' }),
+    );
+    expect(server.items.map((e) => e.action)).not.toContain('writeFile');
+    expect((await cli.in('w', ['audit', '--server'])).code).toBe(2);
+  });
+
   it('verifies the chain (exit 0) and exports JSON lines', async () => {
     const ok = await cli.run(['audit', '--verify']);
     expect(ok.code).toBe(0);

@@ -10,6 +10,7 @@ interface AuditFlags {
   readonly cursor?: string;
   readonly verify?: boolean;
   readonly export?: boolean;
+  readonly server?: boolean;
 }
 
 function outcome(entry: AuditEntryOut): string {
@@ -48,12 +49,14 @@ export function registerAuditCommands(program: Command, ctx: Context): void {
     .description(
       'list the audit log, oldest first: idx, time (UTC), actor [session], action, workspace, ' +
         'path@seq, outcome. With a workspace (-w or SATCHEL_WORKSPACE): its entries (owners); ' +
-        'without: all of them (admin). --verify recomputes the hash chain (exit 8 if broken); ' +
+        'without: all of them (admin); --server: only the server-level log (refused keys, ' +
+        'rate-limited calls, calls with no workspace; admin). --verify recomputes the hash chain (exit 8 if broken); ' +
         '--export prints the whole log as JSON lines.',
     )
     .summary('list, verify or export the audit log')
     .option('--limit <n>', 'at most N entries (default 100, max 1000)', positiveInt)
     .option('--cursor <cursor>', 'continue a listing where the previous page ended')
+    .option('--server', 'only entries with no workspace: refused keys, rate-limited calls (admin)')
     .addOption(
       new Option('--verify', 'check the whole hash chain and its checkpoint (admin)').conflicts([
         'limit',
@@ -78,9 +81,13 @@ export function registerAuditCommands(program: Command, ctx: Context): void {
         await copyTo(satchel.exportAudit(), run.io.stdout);
         return;
       }
-      const workspace = run.globals.workspace ?? ctx.env.workspace;
+      // SATCHEL_WORKSPACE is a default, so --server overrides it; an explicit -w does not.
+      const workspace = flags.server
+        ? run.globals.workspace
+        : (run.globals.workspace ?? ctx.env.workspace);
       const page = await satchel.listAudit({
         workspace,
+        server: flags.server,
         limit: flags.limit,
         cursor: flags.cursor,
       });
@@ -95,6 +102,7 @@ export function registerAuditCommands(program: Command, ctx: Context): void {
     });
   examples(audit, [
     'satchel audit -w demo --limit 20',
+    'satchel audit --server --limit 50',
     'satchel audit --verify',
     'satchel audit --export > audit.jsonl',
   ]);

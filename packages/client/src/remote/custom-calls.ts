@@ -253,7 +253,7 @@ const listAudit: Custom<'listAudit'> = (remote, [options = {}]) =>
     method: 'GET',
     path: options.workspace === undefined ? '/v1/audit' : `${ws(options.workspace)}/audit`,
     headers: remote.headers(),
-    query: { after: options.cursor, limit: options.limit },
+    query: { after: options.cursor, limit: options.limit, server: options.server },
   });
 
 /** Requests of the operations declared `custom`, by operation name. */

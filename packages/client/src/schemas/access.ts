@@ -150,7 +150,13 @@ export const AuditEntrySchema = z.object({
   actor: z.string(),
   session: z.string().nullable(),
   action: z.string(),
-  workspace: z.string().nullable(),
+  workspace: z.string().nullable().describe('the workspace name at the time of the call'),
+  workspaceId: z
+    .string()
+    .nullable()
+    .describe(
+      'the id of the workspace the call reached (never reused); null outside any workspace, for a name with no workspace, and in entries written before ids were recorded',
+    ),
   path: z.string().nullable(),
   seq: SeqSchema.nullable(),
   outcome: z.enum(['ok', 'refused', 'error']),
@@ -162,6 +168,12 @@ export type AuditEntryOut = z.infer<typeof AuditEntrySchema>;
 
 export const AuditQuerySchema = z.object({
   workspace: z.string().optional(),
+  server: z
+    .boolean()
+    .optional()
+    .describe(
+      'only the server-level log: entries with no workspace id (refused keys, rate-limited calls, calls against names with no workspace; admins)',
+    ),
   cursor: z.string().optional(),
   limit: z.number().int().min(1).max(1000).optional(),
 });

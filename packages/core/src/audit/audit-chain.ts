@@ -61,19 +61,37 @@ function jcsNumber(value: number | null): string {
   return JSON.stringify(value);
 }
 
-/**
- * hex(SHA-256(prevHash ‖ JCS of the entry with its idx)); see the module header. The JCS text of
- * this fixed shape is written out (keys in JCS order), twice as fast as a generic canonicaliser
- * on the read path; tests pin it to `canonicalize`. Throws INTERNAL for a value JCS cannot hold.
- */
-export function entryHash(prevHash: string, entry: AuditInput & { idx: number }): string {
-  const body =
+/** The JCS text of the fields every form of entry hashes, up to `"workspace"` (keys in JCS order). */
+function jcsFields(entry: AuditInput & { idx: number }): string {
+  return (
     `{"action":${jcsString(entry.action)},"actor":${jcsString(entry.actor)}` +
     `,"code":${jcsString(entry.code)},"idx":${jcsNumber(entry.idx)}` +
     `,"outcome":${jcsString(entry.outcome)},"path":${jcsString(entry.path)}` +
     `,"seq":${jcsNumber(entry.seq)},"session":${jcsString(entry.session)}` +
-    `,"time":${jcsNumber(entry.time)},"workspace":${jcsString(entry.workspace)}}`;
+    `,"time":${jcsNumber(entry.time)},"workspace":${jcsString(entry.workspace)}`
+  );
+}
+
+/**
+ * hex(SHA-256(prevHash ‖ JCS of the entry with its idx and workspaceId)); see the module header.
+ * The JCS text of this fixed shape is written out (keys in JCS order), twice as fast as a generic
+ * canonicaliser on the read path; tests pin it to `canonicalize`. Throws INTERNAL for a value JCS
+ * cannot hold.
+ */
+export function entryHash(prevHash: string, entry: AuditInput & { idx: number }): string {
+  const body = `${jcsFields(entry)},"workspaceId":${jcsString(entry.workspaceId)}}`;
   return createHash('sha256').update(prevHash).update(body).digest('hex');
+}
+
+/**
+ * The hash of an entry written before workspace ids were recorded (migration 0006): the same
+ * JCS without the `workspaceId` key. Such an entry verifies only while its stored id is null.
+ */
+export function legacyEntryHash(prevHash: string, entry: AuditInput & { idx: number }): string {
+  return createHash('sha256')
+    .update(prevHash)
+    .update(`${jcsFields(entry)}}`)
+    .digest('hex');
 }
 
 const OUTCOMES: ReadonlySet<string> = new Set(['ok', 'refused', 'error']);
@@ -110,6 +128,7 @@ export function normalise(input: AuditInput): AuditInput {
     session: optionalText(input.session),
     action: text(input.action),
     workspace: optionalText(input.workspace),
+    workspaceId: input.workspaceId,
     path: optionalText(input.path),
     seq,
     outcome,
@@ -131,7 +150,7 @@ export async function appendAll(
   let prevHash = head?.hash ?? GENESIS_HASH;
   // Rows are built once and hashed in place: this loop is most of what a read's entry costs.
   const rows = inputs.map(
-    ({ time, actor, session, action, workspace, path, seq, outcome, code }) => {
+    ({ time, actor, session, action, workspace, workspaceId, path, seq, outcome, code }) => {
       idx += 1;
       const row: AuditEntry = {
         idx,
@@ -140,6 +159,7 @@ export async function appendAll(
         session,
         action,
         workspace,
+        workspaceId,
         path,
         seq,
         outcome,
@@ -189,9 +209,16 @@ export interface Link {
   hash: string;
 }
 
+/**
+ * Whether the entry's hash covers its content, in the current form or, for an entry with no
+ * workspace id, the form before ids (the two hash different texts, so a stored hash matches one
+ * at most: an id added to an old entry, or removed from a new one, shows as a modification).
+ */
 function hashMatches(row: AuditEntry, idx = row.idx): boolean {
+  const entry = idx === row.idx ? row : { ...row, idx };
   try {
-    return entryHash(row.prevHash, idx === row.idx ? row : { ...row, idx }) === row.hash;
+    if (entryHash(row.prevHash, entry) === row.hash) return true;
+    return row.workspaceId === null && legacyEntryHash(row.prevHash, entry) === row.hash;
   } catch {
     return false; // a field no longer has a canonical form (e.g. NaN): modified
   }

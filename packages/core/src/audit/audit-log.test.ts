@@ -17,6 +17,7 @@ import {
   AuditLog,
   entryHash,
   GENESIS_HASH,
+  legacyEntryHash,
 } from './audit-log.js';
 
 const NOW = 1_700_000_000_000;
@@ -35,6 +36,7 @@ function input(n: number, over: Partial<AuditInput> = {}): AuditInput {
     session: null,
     action: 'readFile',
     workspace: 'ws',
+    workspaceId: 'ws-id',
     path: `/f/${n}`,
     seq: null,
     outcome: 'ok',
@@ -92,9 +94,15 @@ describe('AuditLog chain', () => {
     // The format is a contract (module header): SHA-256 of the previous hash, then JCS.
     const jcs =
       '{"action":"readFile","actor":"agent-1","code":null,"idx":1,"outcome":"ok",' +
-      `"path":"/f/0","seq":null,"session":null,"time":${NOW},"workspace":"ws"}`;
+      `"path":"/f/0","seq":null,"session":null,"time":${NOW},"workspace":"ws","workspaceId":"ws-id"}`;
     const expected = createHash('sha256').update(GENESIS_HASH).update(jcs).digest('hex');
     expect(entries[0]?.hash).toBe(expected);
+    // Entries written before workspace ids (migration 0006) hash the same text without the id.
+    const legacy = jcs.replace(',"workspaceId":"ws-id"', '');
+    const { workspaceId: _, ...rest } = input(0);
+    expect(legacyEntryHash(GENESIS_HASH, { ...rest, workspaceId: null, idx: 1 })).toBe(
+      createHash('sha256').update(GENESIS_HASH).update(legacy).digest('hex'),
+    );
     expect(await s.audit.verify()).toEqual({
       ok: true,
       entries: 3,
@@ -251,13 +259,17 @@ describe('audit table', () => {
 });
 
 describe('AuditLog list and export', () => {
-  it('pages by idx with a cursor and filters by workspace', async () => {
+  it('pages by idx with a cursor and filters by workspace id, or to the server level', async () => {
     const s = await setup();
     await s.committer.run(async (tx) => {
       for (let n = 0; n < 25; n++) {
-        await s.audit.appendInTx(tx, input(n, { workspace: ['a', 'b', null][n % 3] ?? null }));
+        const workspace = ['a', 'b', null][n % 3] ?? null;
+        const workspaceId = workspace === null ? null : `id-${workspace}`;
+        await s.audit.appendInTx(tx, input(n, { workspace, workspaceId }));
       }
     });
+    const of = (name: string) =>
+      ({ kind: 'workspace', id: `id-${name}`, name, createdAt: 0 }) as const;
     const seen: number[] = [];
     let after = 0;
     for (let page = 0; page < 10; page++) {
@@ -267,11 +279,16 @@ describe('AuditLog list and export', () => {
       after = Number(nextCursor);
     }
     expect(seen).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
-    const a = await s.audit.list({ workspace: 'a', limit: 1000 });
+    const a = await s.audit.list({ scope: of('a'), limit: 1000 });
     expect(a.items.map((e) => e.idx)).toEqual([1, 4, 7, 10, 13, 16, 19, 22, 25]);
     expect(a.nextCursor).toBeNull();
-    const first = await s.audit.list({ workspace: 'b', limit: 2 });
+    const first = await s.audit.list({ scope: of('b'), limit: 2 });
     expect(first).toMatchObject({ items: [{ idx: 2 }, { idx: 5 }], nextCursor: '5' });
+    // Same name, another id (a re-created workspace): none of them.
+    const other = await s.audit.list({ scope: { ...of('a'), id: 'id-new' } });
+    expect(other.items).toEqual([]);
+    const server = await s.audit.list({ scope: { kind: 'server' }, limit: 1000 });
+    expect(server.items.map((e) => e.idx)).toEqual([3, 6, 9, 12, 15, 18, 21, 24]);
     for (const bad of [{ limit: 0 }, { limit: 1001 }, { after: -1 }, { after: 1.5 }]) {
       await expect(s.audit.list(bad)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     }

@@ -5,7 +5,9 @@
  * Format: entries are numbered from idx 1 without gaps. Entry n stores prev_hash = the hash of
  * entry n-1 (GENESIS_HASH for n = 1) and hash = hex(SHA-256(utf8(prev_hash) ‖ utf8(JCS(e)))),
  * where JCS is RFC 8785 canonical JSON of e = { idx, time, actor, session, action, workspace,
- * path, seq, outcome, code }. The checkpoint file holds `{"idx":n,"hash":"…"}`.
+ * workspaceId, path, seq, outcome, code }. Entries written before workspace ids were recorded
+ * (migration 0006) hash e without `workspaceId` and keep a null id; verification accepts that
+ * form only for an entry whose id is null. The checkpoint file holds `{"idx":n,"hash":"…"}`.
  *
  * What it proves: an edit, deletion, insertion or reordering of entries, and a cut-off tail, are
  * found by `verify()` unless whoever made them also re-hashed every later entry AND rewrote the
@@ -15,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import { SatchelError } from '@satchel/client/errors.js';
+import type { AuditScope } from '../store/metadata/audit-queries.js';
 import type { MetadataStore, MetadataTx } from '../store/metadata/metadata-store.js';
 import {
   type AuditEntry,
@@ -27,8 +30,9 @@ import {
   verifyChain,
 } from './audit-chain.js';
 
+export type { AuditScope } from '../store/metadata/audit-queries.js';
 export type { AuditEntry, AuditInput, AuditVerification } from './audit-chain.js';
-export { entryHash, GENESIS_HASH } from './audit-chain.js';
+export { entryHash, GENESIS_HASH, legacyEntryHash } from './audit-chain.js';
 
 export interface AuditLogOptions {
   readonly store: MetadataStore;
@@ -247,14 +251,14 @@ export class AuditLog {
   }
 
   /**
-   * A page of entries in idx order after `after` (default 0), of one workspace if given; the
-   * cursor is the last idx as a string, null on the last page. INVALID_INPUT for a limit outside
-   * 1–1000 (default 100) or an `after` that is not a non-negative integer.
+   * A page of entries in idx order after `after` (default 0), of `scope` (default all; see
+   * AuditScope); the cursor is the last idx as a string, null on the last page. INVALID_INPUT
+   * for a limit outside 1–1000 (default 100) or an `after` that is not a non-negative integer.
    */
   async list(
-    options: { workspace?: string; after?: number; limit?: number } = {},
+    options: { scope?: AuditScope; after?: number; limit?: number } = {},
   ): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
-    const { workspace, after = 0, limit = 100 } = options;
+    const { scope, after = 0, limit = 100 } = options;
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
       throw new SatchelError('INVALID_INPUT', 'invalid limit: must be an integer from 1 to 1000', {
         field: 'limit',
@@ -266,7 +270,7 @@ export class AuditLog {
       });
     }
     // One extra row tells whether another page exists.
-    const rows = await this.#store.audit.page({ after, limit: limit + 1, workspace });
+    const rows = await this.#store.audit.page({ after, limit: limit + 1, scope });
     const items = rows.slice(0, limit);
     const last = items.at(-1);
     return { items, nextCursor: rows.length > limit && last ? String(last.idx) : null };

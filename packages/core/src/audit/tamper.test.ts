@@ -16,7 +16,16 @@ const N = 10_000;
 const K = [1, 4321, N - 1];
 let base: string;
 
-type Row = AuditInput & { idx: number; prev_hash: string; hash: string };
+/** A row as the table holds it (workspace_id, not workspaceId). */
+type Row = Omit<AuditInput, 'workspaceId'> & {
+  idx: number;
+  workspace_id: string | null;
+  prev_hash: string;
+  hash: string;
+};
+
+/** The entry a row holds, as the hash covers it. */
+const entryOf = ({ workspace_id, ...r }: Row) => ({ ...r, workspaceId: workspace_id });
 type Db = BetterSqlite3.Database;
 
 function sample(n: number): AuditInput {
@@ -27,6 +36,7 @@ function sample(n: number): AuditInput {
     session: n % 5 === 0 ? null : `run-${n % 13}`,
     action: ['readFile', 'writeFile', 'list', 'lock.acquire'][n % 4] ?? 'list',
     workspace: n % 11 === 0 ? null : `ws-${n % 3}`,
+    workspaceId: n % 11 === 0 ? null : `id-${n % 3}`,
     path: n % 4 === 2 ? null : `/dir/${n}.txt`,
     seq: n % 4 === 1 ? n : null,
     outcome: refused ? 'refused' : 'ok',
@@ -95,11 +105,12 @@ async function verifyAfter(edit: (db: Db) => void): Promise<AuditVerification> {
 const row = (db: Db, idx: number): Row =>
   db.prepare('select * from audit where idx = ?').get(idx) as Row;
 
-const COLUMNS = 'idx, time, actor, session, action, workspace, path, seq, outcome, code';
+const COLUMNS =
+  'idx, time, actor, session, action, workspace, workspace_id, path, seq, outcome, code';
 function insert(db: Db, r: Row): void {
   db.prepare(
     `insert into audit (${COLUMNS}, prev_hash, hash) values ` +
-      '(@idx, @time, @actor, @session, @action, @workspace, @path, @seq, @outcome, @code, @prev_hash, @hash)',
+      '(@idx, @time, @actor, @session, @action, @workspace, @workspace_id, @path, @seq, @outcome, @code, @prev_hash, @hash)',
   ).run(r);
 }
 
@@ -112,8 +123,10 @@ function makeRoom(db: Db, idx: number): void {
 /** A forged entry at `idx` following entry `k`, hashed correctly: the algorithm is public. */
 function forge(db: Db, k: number, idx: number): Row {
   const prev = row(db, k);
-  const entry = { ...sample(0), idx, time: prev.time + 1, actor: 'admin', action: 'members.add' };
-  return { ...entry, prev_hash: prev.hash, hash: entryHash(prev.hash, entry) };
+  const { workspaceId, ...rest } = sample(0);
+  const entry = { ...rest, idx, time: prev.time + 1, actor: 'admin', action: 'members.add' };
+  const hash = entryHash(prev.hash, { ...entry, workspaceId });
+  return { ...entry, workspace_id: workspaceId, prev_hash: prev.hash, hash };
 }
 
 /** Recomputes prev_hash and hash of every entry above `idx`, as a careful forger would. */
@@ -122,7 +135,7 @@ function rehashAfter(db: Db, idx: number): void {
   const rows = db.prepare('select * from audit where idx > ? order by idx').all(idx) as Row[];
   const update = db.prepare('update audit set prev_hash = ?, hash = ? where idx = ?');
   for (const r of rows) {
-    const hash = entryHash(prev, r);
+    const hash = entryHash(prev, entryOf(r));
     update.run(prev, hash, r.idx);
     prev = hash;
   }
@@ -177,13 +190,28 @@ describe('tamper matrix on a log of 10,000 entries', () => {
       const r = { ...row(db, 4321), actor: 'mallory' };
       db.prepare('update audit set actor = ?, hash = ? where idx = 4321').run(
         r.actor,
-        entryHash(r.prev_hash, r),
+        entryHash(r.prev_hash, entryOf(r)),
       );
     });
     expect(result).toMatchObject({
       ok: false,
       index: 4321,
       reason: expect.stringMatching(/replaced/),
+    });
+  });
+
+  it.each([
+    ['moved to another workspace', `'id-other'`],
+    ['moved to the server level', 'null'],
+  ])('detects an entry %s (its workspace id changed)', async (_, value) => {
+    // 4321 % 11 !== 0: the sample gave it a workspace id.
+    const result = await verifyAfter((db) =>
+      db.exec(`update audit set workspace_id = ${value} where idx = 4321`),
+    );
+    expect(result).toMatchObject({
+      ok: false,
+      index: 4321,
+      reason: expect.stringMatching(/modified/),
     });
   });
 

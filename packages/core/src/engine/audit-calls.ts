@@ -7,22 +7,44 @@ import type {
   AuditVerificationOut,
   Page,
 } from '@satchel/client/schemas/index.js';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditLog, AuditScope } from '../audit/audit-log.js';
+import { requireWorkspace } from '../kernel/context.js';
+import type { MetadataQueries } from '../store/metadata/metadata-store.js';
 
-/** Entries of one workspace or of all, oldest first, after the cursor (an entry index). */
+/** Which entries a query asks for; a workspace is read by its id as it exists now. */
+async function scopeOf(store: MetadataQueries, options: AuditQuery): Promise<AuditScope> {
+  if (options.workspace !== undefined && options.server === true) {
+    throw new SatchelError(
+      'INVALID_INPUT',
+      'workspace and server exclude each other: the server-level log has no workspace',
+      { field: 'server' },
+    );
+  }
+  if (options.server === true) return { kind: 'server' };
+  if (options.workspace === undefined) return { kind: 'all' };
+  const row = await requireWorkspace(store, options.workspace);
+  return { kind: 'workspace', id: row.id, name: row.name, createdAt: row.createdAt };
+}
+
+/**
+ * Entries of one workspace (by its id: a deleted namesake's are not its own), of the server
+ * level (no workspace: calls outside any, against names with no workspace, refused keys), or of
+ * all, oldest first, after the cursor (an entry index).
+ */
 export async function listAuditEntries(
+  store: MetadataQueries,
   audit: AuditLog,
   options: AuditQuery = {},
 ): Promise<Page<AuditEntryOut>> {
+  const scope = await scopeOf(store, options);
   // Entries of reads and refusals wait up to 100 ms for their commit: include them.
   await audit.flush();
-  const workspace = options.workspace ?? null;
   const after = options.cursor === undefined ? undefined : Number(options.cursor);
   if (after !== undefined && !Number.isSafeInteger(after)) {
     throw new SatchelError('INVALID_INPUT', 'invalid cursor', { field: 'cursor' });
   }
   const page = await audit.list({
-    ...(workspace === null ? {} : { workspace }),
+    scope,
     ...(after === undefined ? {} : { after }),
     ...(options.limit === undefined ? {} : { limit: options.limit }),
   });
@@ -35,6 +57,7 @@ export async function listAuditEntries(
       session: e.session,
       action: e.action,
       workspace: e.workspace,
+      workspaceId: e.workspaceId,
       path: e.path,
       seq: e.seq,
       outcome: e.outcome,

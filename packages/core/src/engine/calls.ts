@@ -8,6 +8,7 @@ import { isSatchelError, SatchelError } from '@satchel/client/errors.js';
 import type { GlobalAction, WorkspaceAction } from '@satchel/client/operations/actions.js';
 import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import type { AuditInput, AuditLog } from '../audit/audit-log.js';
+import type { RefusalLog } from '../audit/refusal-log.js';
 import { authorize, authorizeGlobal } from '../auth/authorize.js';
 import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
@@ -28,6 +29,8 @@ export interface EngineServices {
   readonly blobs: BlobStore;
   readonly committer: GroupCommitter;
   readonly audit: AuditLog;
+  /** The bounded server-level log of calls refused before they reached the engine. */
+  readonly refusals: RefusalLog;
   readonly waiters: LockWaiters;
   readonly changes: ChangeNotifier;
   readonly clock: () => number;
@@ -94,27 +97,31 @@ export async function runAudited<T>(
 ): Promise<T> {
   const audited = { done: false };
   const ctx = callContext(services, actor, call, audited);
-  const record = (outcome: AuditInput['outcome'], code: string | null) =>
+  // Awaited before the call returns, so a listing right after it sees its entry.
+  const record = async (outcome: AuditInput['outcome'], code: string | null) => {
+    const workspaceId = await workspaceIdOf(ctx.store, call);
     void services.audit.record({
       time: services.clock(),
       actor: actor.name,
       session: call.session,
       action: call.action,
       workspace: call.workspace,
+      workspaceId,
       path: call.path,
       seq: null,
       outcome,
       code,
     });
+  };
   try {
     await check(ctx);
     const result = await fn(ctx);
-    if (!audited.done) record('ok', null);
+    if (!audited.done) await record('ok', null);
     return result;
   } catch (raw) {
     const error = unavailableOr(services.store, raw);
     const code = isSatchelError(error) ? error.code : 'INTERNAL';
-    record(REFUSALS.has(code) ? 'refused' : 'error', code);
+    await record(REFUSALS.has(code) ? 'refused' : 'error', code);
     throw error;
   }
 }
@@ -136,6 +143,21 @@ export function unavailableOr(store: MetadataStore, error: unknown): unknown {
   );
 }
 
+/**
+ * The id of the workspace the call reached, for its audit entry: the row its authorisation read
+ * (cached for the call), else read now; null for no workspace or a name no workspace has, so
+ * such a call is in the server-level log and never in the audit of a later workspace of that
+ * name. Never rejects: an entry without an id is better than a lost entry.
+ */
+async function workspaceIdOf(store: MetadataStore, call: Call): Promise<string | null> {
+  if (call.workspace === null) return null;
+  try {
+    return (await store.findWorkspace(call.workspace))?.id ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** A context whose commits carry this call's audit entry in the same transaction. */
 function callContext(
   services: EngineServices,
@@ -144,19 +166,21 @@ function callContext(
   audited: { done: boolean },
 ): EngineContext {
   const { store, blobs, committer, audit, clock, limits } = services;
-  const entry = (seq: number | null): AuditInput => ({
+  const entry = (seq: number | null, workspaceId: string | null): AuditInput => ({
     time: clock(),
     actor: actor.name,
     session: call.session,
     action: call.action,
     workspace: call.workspace,
+    workspaceId,
     path: call.path,
     seq,
     outcome: 'ok',
     code: null,
   });
+  const callStore = store.forCall();
   return {
-    store: store.forCall(),
+    store: callStore,
     blobs,
     clock,
     limits,
@@ -165,10 +189,17 @@ function callContext(
       op: (tx: MetadataTx) => Promise<T>,
       options?: { durable?: boolean },
     ): Promise<T> => {
+      const name = call.workspace;
+      // The row the authorisation read (a delete removes it in `op`); else, after `op`, the
+      // row the transaction sees (a create makes it there).
+      const checked = name === null ? undefined : await callStore.workspaceReadByCall(name);
       const result = await committer.run(async (tx) => {
         const value = await op(tx);
         // An operation that declines (null) commits nothing worth an entry.
-        if (value !== null) await audit.appendInTx(tx, entry(seqOf(value)));
+        if (value !== null) {
+          const row = checked ?? (name === null ? undefined : await tx.findWorkspace(name));
+          await audit.appendInTx(tx, entry(seqOf(value), row?.id ?? null));
+        }
         return value;
       }, options);
       if (result !== null) {

@@ -17,6 +17,7 @@ import {
   optionsOf,
 } from '@satchel/client/operations/operation.js';
 import type { Satchel } from '@satchel/client/operations/satchel.js';
+import type { Refusal } from '../audit/refusal-log.js';
 import * as accessOps from '../auth/access.js';
 import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
@@ -61,6 +62,10 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
 
   as(actor: Actor): Satchel {
     return new LocalSatchel(this.services, actor);
+  }
+
+  auditRefusal(refusal: Refusal): void {
+    this.services.refusals.refuse(refusal);
   }
 
   authenticate(key: string): Promise<Actor> {

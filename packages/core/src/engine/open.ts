@@ -7,6 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { SatchelError } from '@satchel/client/errors.js';
 import { AuditLog } from '../audit/audit-log.js';
+import { RefusalLog } from '../audit/refusal-log.js';
 import { actorOf, bootstrapAdmin } from '../auth/access.js';
 import { RateBudgets } from '../auth/rate-budgets.js';
 import { ChangeNotifier } from '../kernel/change-notifier.js';
@@ -56,6 +57,11 @@ export interface OpenSatchelOptions {
   readonly metadata?: MetadataStore;
   /** Delay within which audit entries of reads and refusals are committed (≤ 100 ms). */
   readonly auditFlushMs?: number;
+  /**
+   * How many refused keys and rate-limited calls are audited one by one: per frontend and code,
+   * `perWindow` (default 20) per `windowMs` (default 60,000), then one summary entry per window.
+   */
+  readonly refusalAudit?: { readonly perWindow?: number; readonly windowMs?: number };
   /**
    * Hosts, addresses and CIDRs webhooks may be delivered to although they are not public
    * (e.g. `127.0.0.1`, `10.0.0.0/8`, `hooks.internal`); INVALID_INPUT for a malformed entry.
@@ -123,6 +129,11 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     checkpointFile: root ? join(root, AUDIT_CHECKPOINT_FILE) : null,
     ...(options.auditFlushMs === undefined ? {} : { flushDelayMs: options.auditFlushMs }),
   });
+  const refusals = new RefusalLog({
+    record: (input) => audit.record(input),
+    clock,
+    ...options.refusalAudit,
+  });
   const waiters = new LockWaiters({ clock, signals });
   const changes = new ChangeNotifier(signals);
   const search = new SearchIndex({
@@ -154,6 +165,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     blobs,
     committer,
     audit,
+    refusals,
     waiters,
     changes,
     clock,
@@ -174,6 +186,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
       // The index step under way commits (or not) before the database closes.
       await search.close();
       await rates.close();
+      refusals.close();
       await audit.close();
       await store.close();
     },

@@ -125,7 +125,7 @@ export const RUNS: Runs = {
   listWebhookDeliveries: (ctx, [ws, id, options]) =>
     webhookOps.listWebhookDeliveries(ctx, ws, id, options),
 
-  listAudit: (_ctx, [options], s) => listAuditEntries(s.audit, options),
+  listAudit: (ctx, [options], s) => listAuditEntries(ctx.store, s.audit, options),
   verifyAudit: (_ctx, _args, s) => verifyAuditChain(s.audit),
   fsck: (ctx) => fsck(ctx),
 };

@@ -1,6 +1,7 @@
 /** The engine as a Satchel: the data directory's admin, and the way to act as any principal. */
 
 import type { Satchel } from '@satchel/client/operations/satchel.js';
+import type { Refusal } from '../audit/refusal-log.js';
 import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
 import type { WebhookDispatcher, WebhookDispatchOptions } from '../webhooks/dispatcher.js';
@@ -15,6 +16,13 @@ export interface Readiness {
 export interface SatchelEngine extends Satchel {
   /** The actor an API key stands for; UNAUTHENTICATED if it is malformed, unknown, revoked or expired. */
   authenticate(key: string): Promise<Actor>;
+  /**
+   * Audits a call a frontend refused before it reached the engine as anyone: a missing or bad
+   * key, a key over its rate limit. Goes to the server-level log (no workspace; admins read it
+   * with `listAudit({ server: true })`), bounded per frontend and code (audit/refusal-log.ts).
+   * Never throws and never waits.
+   */
+  auditRefusal(refusal: Refusal): void;
   /** The same engine acting as `actor`: every call is authorised and audited as that actor. */
   as(actor: Actor): Satchel;
   /** The admin key, when this open created it (first start on an empty data directory). */

@@ -1,8 +1,24 @@
 /** Audit-log queries, written once in Kysely for every dialect; the chain logic lives in audit/. */
 import type { Kysely, Selectable } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
+import { AUDIT_WORKSPACE_ID_FROM } from './migrations.js';
 import type { AuditRecord } from './records.js';
 import type { AuditTable, Database } from './tables.js';
+
+/**
+ * Which entries a page holds: all of them; one workspace's, by the id of the workspace as it
+ * exists now (`name` and `createdAt` find its entries written before ids were recorded); or
+ * the server-level log, the entries with no workspace id.
+ */
+export type AuditScope =
+  | { readonly kind: 'all' }
+  | {
+      readonly kind: 'workspace';
+      readonly id: string;
+      readonly name: string;
+      readonly createdAt: number;
+    }
+  | { readonly kind: 'server' };
 
 /**
  * Numeric columns as numbers on every dialect (PostgreSQL returns bigint as a string). A value
@@ -16,6 +32,7 @@ function toEntry(row: Selectable<AuditTable>): AuditRecord {
     session: row.session,
     action: row.action,
     workspace: row.workspace,
+    workspaceId: row.workspace_id,
     path: row.path,
     seq: row.seq === null ? null : Number(row.seq),
     outcome: row.outcome,
@@ -25,7 +42,7 @@ function toEntry(row: Selectable<AuditTable>): AuditRecord {
   };
 }
 
-/** Largest multi-row INSERT; 12 columns × 256 rows stays far below every dialect's bind limit. */
+/** Largest multi-row INSERT; 13 columns × 256 rows stays far below every dialect's bind limit. */
 const MAX_CHUNK = 256;
 
 /** The audit area of the metadata store (`store.audit`, `tx.audit`). */
@@ -72,8 +89,9 @@ export class AuditQueries {
     for (let start = 0; start < entries.length; ) {
       let size = MAX_CHUNK;
       while (size > entries.length - start) size /= 2;
-      const rows = entries.slice(start, start + size).map(({ prevHash, ...rest }) => ({
+      const rows = entries.slice(start, start + size).map(({ prevHash, workspaceId, ...rest }) => ({
         ...rest,
+        workspace_id: workspaceId,
         prev_hash: prevHash,
       }));
       await this.db.insertInto('audit').values(rows).execute();
@@ -82,17 +100,47 @@ export class AuditQueries {
   }
 
   /**
-   * Up to `limit` entries in idx order, from the start or with idx above `after`; all of them or
-   * one workspace's.
+   * The first index written with a workspace id (migration 0006): entries below it have none,
+   * whichever workspace they reached.
+   */
+  async idsFrom(): Promise<number> {
+    const row = await this.db
+      .selectFrom('meta')
+      .select('value')
+      .where('key', '=', AUDIT_WORKSPACE_ID_FROM)
+      .executeTakeFirst();
+    return row ? Number(row.value) : 1;
+  }
+
+  /**
+   * Up to `limit` entries in idx order, from the start or with idx above `after`, of `scope`
+   * (default all). A workspace's are those with its id, and of the entries written before ids
+   * were (idx below `idsFrom()`), those naming it from its creation on: a deleted namesake's
+   * are older than that, so a re-created workspace never shows them.
    */
   async page(options: {
     after?: number | undefined;
     limit: number;
-    workspace?: string | undefined;
+    scope?: AuditScope | undefined;
   }): Promise<AuditRecord[]> {
+    const scope = options.scope ?? { kind: 'all' };
     let query = this.db.selectFrom('audit').selectAll().orderBy('idx').limit(options.limit);
     if (options.after !== undefined) query = query.where('idx', '>', options.after);
-    if (options.workspace !== undefined) query = query.where('workspace', '=', options.workspace);
+    if (scope.kind === 'server') query = query.where('workspace_id', 'is', null);
+    if (scope.kind === 'workspace') {
+      const idsFrom = await this.idsFrom();
+      query = query.where((eb) =>
+        eb.or([
+          eb('workspace_id', '=', scope.id),
+          eb.and([
+            eb('idx', '<', idsFrom),
+            eb('workspace_id', 'is', null),
+            eb('workspace', '=', scope.name),
+            eb('time', '>=', scope.createdAt),
+          ]),
+        ]),
+      );
+    }
     return (await query.execute()).map(toEntry);
   }
 
@@ -112,10 +160,10 @@ export class AuditQueries {
     }
   }
 
-  /** Number of entries (of one workspace, if given). */
-  async count(workspace?: string): Promise<number> {
+  /** Number of entries (with no workspace id, if `server`: the server-level log). */
+  async count(options: { server?: boolean } = {}): Promise<number> {
     let query = this.db.selectFrom('audit').select((eb) => eb.fn.countAll<number>().as('count'));
-    if (workspace !== undefined) query = query.where('workspace', '=', workspace);
+    if (options.server) query = query.where('workspace_id', 'is', null);
     const row = await query.executeTakeFirstOrThrow();
     return Number(row.count);
   }

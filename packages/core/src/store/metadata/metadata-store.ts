@@ -178,6 +178,11 @@ export class WorkspaceRows {
     }
     return row;
   }
+
+  /** The row of `name` if this call has read it already (never reads). */
+  peek(name: string): Promise<WorkspaceRecord | undefined> | undefined {
+    return this.#rows.get(name);
+  }
 }
 
 /** The store: reads, transactions, and batches of independent operations in one commit. */
@@ -204,6 +209,11 @@ export class MetadataStore extends MetadataQueries {
   override findWorkspace(name: string): Promise<WorkspaceRecord | undefined> {
     const read = () => super.findWorkspace(name);
     return this.#workspaces ? this.#workspaces.get(name, read) : read();
+  }
+
+  /** The row of `name` as this call already read it (`forCall`), or undefined if it has not. */
+  workspaceReadByCall(name: string): Promise<WorkspaceRecord | undefined> | undefined {
+    return this.#workspaces?.peek(name);
   }
 
   /** Creates or upgrades the schema and records the storage format (docs/storage.md). */

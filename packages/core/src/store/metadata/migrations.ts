@@ -6,6 +6,10 @@
 import { SatchelError } from '@satchel/client/errors.js';
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
+import type { Database } from './tables.js';
+
+/** Meta key: the first audit index written with a workspace id (set by 0006). */
+export const AUDIT_WORKSPACE_ID_FROM = 'audit_workspace_id_from';
 
 function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
   const { binaryType, textCollation } = dialect;
@@ -324,6 +328,28 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
           .createIndex('api_keys_by_parent')
           .on('api_keys')
           .column('parent_id')
+          .execute();
+      },
+    },
+    '0006_audit_workspace_id': {
+      async up(db: Kysely<unknown>) {
+        // A name can be reused after a delete; an id never is. Rows already written keep a null
+        // id (the table is append-only and their hash does not cover one); the first index of
+        // the new form is recorded, so reads can tell an old row from one with no workspace.
+        await db.schema.alterTable('audit').addColumn('workspace_id', 'text').execute();
+        await db.schema
+          .createIndex('audit_by_workspace_id')
+          .on('audit')
+          .columns(['workspace_id', 'idx'])
+          .execute();
+        const typed = db as unknown as Kysely<Pick<Database, 'audit' | 'meta'>>;
+        const head = await typed
+          .selectFrom('audit')
+          .select((eb) => eb.fn.max('idx').as('idx'))
+          .executeTakeFirst();
+        await typed
+          .insertInto('meta')
+          .values({ key: AUDIT_WORKSPACE_ID_FROM, value: String(Number(head?.idx ?? 0) + 1) })
           .execute();
       },
     },

@@ -146,6 +146,7 @@ describe.skipIf(url === null)('PostgreSQL metadata', () => {
             session: null,
             action: 'x',
             workspace: null,
+            workspaceId: null,
             path: null,
             seq: null,
             outcome: 'ok',

@@ -248,7 +248,10 @@ export interface AuditRecord {
   actor: string;
   session: string | null;
   action: string;
+  /** The workspace's name at the time of the call. */
   workspace: string | null;
+  /** The id of the workspace the call reached; null outside any workspace (see tables.ts). */
+  workspaceId: string | null;
   path: string | null;
   seq: number | null;
   outcome: 'ok' | 'refused' | 'error';

@@ -133,7 +133,14 @@ export interface AuditTable {
   actor: string;
   session: string | null;
   action: string;
+  /** The workspace's name when the call was made, for display. */
   workspace: string | null;
+  /**
+   * The id of the workspace the call reached (0006): what a workspace's audit is read by. Null
+   * for calls outside any workspace or against a name no workspace had, and for entries written
+   * before 0006 (idx below meta `audit_workspace_id_from`).
+   */
+  workspace_id: string | null;
   path: string | null;
   seq: number | null;
   outcome: 'ok' | 'refused' | 'error';
