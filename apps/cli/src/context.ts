@@ -11,6 +11,7 @@ import {
   type CallOptions,
   type ChatProvider,
   databaseUrlConfig,
+  parseWebhookKey,
   type EmbeddingProvider,
   OpenAiChat,
   type OpenAiCompatibleOptions,
@@ -170,6 +171,9 @@ export class Context {
         data: dataDir,
         ...searchProviders(this.env),
         ...(webhookAllow === undefined ? {} : { webhookAllow }),
+        ...(this.env.webhookKey === undefined
+          ? {}
+          : { webhookKey: parseWebhookKey(this.env.webhookKey, 'SATCHEL_WEBHOOK_KEY') }),
         // Metadata in PostgreSQL when a database URL is given; content stays in `dataDir`.
         ...(databaseUrl === undefined
           ? {}

@@ -18,6 +18,11 @@ export interface CliEnv {
    * (SATCHEL_DATABASE_URL); content stays in the data directory.
    */
   readonly databaseUrl: string | undefined;
+  /**
+   * The key webhook signing secrets are sealed with, base64 of 32 bytes (SATCHEL_WEBHOOK_KEY);
+   * unset: `<data>/webhook.key`. Every node of a shared database needs the same one.
+   */
+  readonly webhookKey: string | undefined;
   /** A server to talk to instead of a data directory (SATCHEL_URL). */
   readonly url: string | undefined;
   /** API key for `url` (SATCHEL_TOKEN). */
@@ -88,6 +93,7 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): CliE
     host: nonEmpty(env.SATCHEL_HOST) ?? DEFAULT_HOST,
     port: nonEmpty(env.SATCHEL_PORT) ?? String(DEFAULT_PORT),
     databaseUrl: nonEmpty(env.SATCHEL_DATABASE_URL),
+    webhookKey: nonEmpty(env.SATCHEL_WEBHOOK_KEY),
     url: nonEmpty(env.SATCHEL_URL),
     token: nonEmpty(env.SATCHEL_TOKEN),
     embeddings: provider(env, 'SATCHEL_EMBEDDINGS'),

@@ -200,4 +200,4 @@ export {
   type WebhookDispatcher,
   type WebhookDispatchOptions,
 } from './webhooks/dispatcher.js';
-export { WEBHOOK_KEY_FILE } from './webhooks/secret-box.js';
+export { parseWebhookKey, WEBHOOK_KEY_FILE } from './webhooks/secret-box.js';

@@ -117,11 +117,16 @@ export async function startNode(
     },
   );
   const stderr: string[] = [];
-  child.stderr?.setEncoding('utf8').on('data', (text: string) => stderr.push(text));
+  const debug = process.env.CLUSTER_DEBUG === '1';
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+    stderr.push(text);
+    if (debug) process.stderr.write(text);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
     lines.on('line', (line) => {
+      if (debug) process.stderr.write(`${line}\n`);
       const match = /listening on (http:\/\/\S+)/.exec(line);
       if (match?.[1]) resolve(match[1]);
     });

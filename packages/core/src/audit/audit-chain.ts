@@ -141,7 +141,6 @@ export async function appendAll(
   tx: MetadataTx,
   inputs: readonly AuditInput[],
 ): Promise<AuditEntry[]> {
-  await tx.audit.lockHead();
   const head = await tx.audit.head();
   if (head && !Number.isSafeInteger(head.idx)) {
     throw new SatchelError('INTEGRITY', `audit log head idx ${head.idx} is not an integer`);

@@ -73,11 +73,11 @@ const PAGE = 1000;
  * the head inside its own write transaction (SQLite serialises those; PostgreSQL needs a lock).
  * Close it before the store: close() still commits and writes the checkpoint.
  *
- * Seam, the audit chain head (`auditHead`, read in `appendInTx`). Contract a multi-node
- * implementation must keep: appends are serialised on the head — the head an append reads is
- * the newest committed entry and no other append commits between that read and this commit —
- * so idx has no gaps and every prev_hash names its predecessor. SQLite's single writer gives
- * this; PostgreSQL needs the head row locked (SELECT … FOR UPDATE) or an advisory lock. The
+ * The audit chain head (read in `appendInTx`): appends are serialised on the head — the head an
+ * append reads is the newest committed entry and no other append commits between that read and
+ * this commit — so idx has no gaps and every prev_hash names its predecessor, across every node.
+ * Every write transaction begins with `SqlDialectInfo.beginWrite` (SQLite's one writer; on
+ * PostgreSQL an advisory lock taken first, so writers also never deadlock over the head). The
  * checkpoint file is per node: it only ever moves forward and lags the log by a few entries.
  */
 export class AuditLog {

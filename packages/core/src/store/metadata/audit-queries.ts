@@ -1,6 +1,5 @@
 /** Audit-log queries, written once in Kysely for every dialect; the chain logic lives in audit/. */
 import type { Kysely, Selectable } from 'kysely';
-import type { SqlDialectInfo } from './dialect.js';
 import { AUDIT_WORKSPACE_ID_FROM } from './migrations.js';
 import type { AuditRecord } from './records.js';
 import type { AuditTable, Database } from './tables.js';
@@ -47,18 +46,7 @@ const MAX_CHUNK = 256;
 
 /** The audit area of the metadata store (`store.audit`, `tx.audit`). */
 export class AuditQueries {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: SqlDialectInfo,
-  ) {}
-
-  /**
-   * Inside a transaction, before `head()`: no other append can commit until this transaction
-   * ends, so the head it reads stays the head (one chain across every node).
-   */
-  lockHead(): Promise<void> {
-    return this.dialect.serialize(this.db, 'satchel.audit.head');
-  }
+  constructor(private readonly db: Kysely<Database>) {}
 
   /** The newest entry's index and hash, or undefined for an empty log. */
   async head(): Promise<{ idx: number; hash: string } | undefined> {

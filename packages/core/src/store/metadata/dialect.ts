@@ -47,10 +47,13 @@ export interface SqlDialectInfo {
    */
   readonly rowLocks: boolean;
   /**
-   * Inside a transaction: waits until no other transaction holds the lock `name`, then holds it
-   * until commit or rollback (PostgreSQL: `pg_advisory_xact_lock`; SQLite: nothing to do).
+   * First statement of every write transaction: waits until no other write transaction of the
+   * database runs, and holds that until commit or rollback. Writers then take every other lock
+   * in one order, and the audit chain (one sequence for the whole database) has one head.
+   * SQLite: nothing to do (it has one writer at a time); PostgreSQL: a transaction-scoped
+   * advisory lock of the schema.
    */
-  serialize(db: Kysely<Database>, name: string): Promise<void>;
+  beginWrite(db: Kysely<Database>): Promise<void>;
   /**
    * Whether `error` means the database cannot be reached now (refused or lost connection, the
    * server shutting down or starting): the call failed as a whole and may be retried.

@@ -45,7 +45,7 @@ export class MetadataQueries {
     this.access = new AccessQueries(db);
     this.members = new MemberQueries(db);
     this.transfers = new TransferQueries(db);
-    this.audit = new AuditQueries(db, dialect);
+    this.audit = new AuditQueries(db);
     this.locks = new LockQueries(db);
     this.webhooks = new WebhookQueries(db, dialect);
     this.search = new SearchQueries(db, dialect);

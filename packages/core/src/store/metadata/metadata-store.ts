@@ -256,7 +256,10 @@ export class MetadataStore extends MetadataQueries {
 
   /** Runs `fn` in one transaction: all of its writes commit, durably, or none do. */
   transaction<T>(fn: (tx: MetadataTx) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => fn(new MetadataTx(trx, this.dialect)));
+    return this.db.transaction().execute(async (trx) => {
+      await this.dialect.beginWrite(trx);
+      return fn(new MetadataTx(trx, this.dialect));
+    });
   }
 
   /**
@@ -276,15 +279,17 @@ export class MetadataStore extends MetadataQueries {
     if (ops.length === 1 && only) {
       // Alone in its transaction, an operation needs no savepoint: its failure rolls back all.
       try {
-        const value = await this.db
-          .transaction()
-          .execute((trx) => only(new MetadataTx(trx, this.dialect)));
+        const value = await this.db.transaction().execute(async (trx) => {
+          await this.dialect.beginWrite(trx);
+          return only(new MetadataTx(trx, this.dialect));
+        });
         return [{ ok: true, value }];
       } catch (error) {
         return [{ ok: false, error }];
       }
     }
     return this.db.transaction().execute(async (trx: Transaction<Database>) => {
+      await this.dialect.beginWrite(trx);
       const tx = new MetadataTx(trx, this.dialect);
       const results: Settled<T>[] = [];
       for (const op of ops) {

@@ -58,9 +58,11 @@ export const POSTGRES_DIALECT: SqlDialectInfo = {
       `for each statement execute function ${REFUSE_CHANGE}()`,
   ],
   rowLocks: true,
-  serialize: async (db, name) => {
-    // One 64-bit key per name; held until the transaction ends.
-    await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(db);
+  beginWrite: async (db) => {
+    // One 64-bit key per schema (nodes of another schema write on); held until the transaction ends.
+    await sql`select pg_advisory_xact_lock(hashtextextended('satchel.write.' || current_schema(), 0))`.execute(
+      db,
+    );
   },
   unavailable: pgUnavailable,
   autoIncrement: 'identity',

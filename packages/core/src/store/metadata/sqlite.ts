@@ -27,7 +27,7 @@ export const SQLITE_DIALECT: SqlDialectInfo = {
   // An embedded file is never "unreachable": its errors are faults.
   unavailable: () => false,
   // A write transaction holds SQLite's one write lock until it ends.
-  serialize: async () => undefined,
+  beginWrite: async () => undefined,
   autoIncrement: 'autoincrement',
   currentSchema: async () => null,
   relaxed: (db, fn) =>
