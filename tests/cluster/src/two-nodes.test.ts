@@ -88,7 +88,9 @@ describe.skipIf(base === null)('two nodes, one database', () => {
   });
 
   it('a write on one node wakes a long poll, an SSE stream and an MCP subscription on the other within 1 s', async () => {
-    const head = Number((await admin(b.url, '/v1/workspaces/ws')).headers.get('ETag')?.replaceAll('"', ''));
+    const head = Number(
+      (await admin(b.url, '/v1/workspaces/ws')).headers.get('ETag')?.replaceAll('"', ''),
+    );
     expect(head).toBeGreaterThan(0);
     // Long poll on B.
     const poll = admin(b.url, `/v1/workspaces/ws/changes?after=${head}&wait=20`).then(

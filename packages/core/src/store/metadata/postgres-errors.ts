@@ -23,7 +23,11 @@ const SOCKET_CODES = new Set([
 const SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 
 /** Messages `pg` uses for a connection that ended under it (no code is set on these). */
-const LOST = [/Connection terminated/i, /timeout exceeded when trying to connect/i];
+const LOST = [
+  /Connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /connection error and is not queryable/i,
+];
 
 export function pgUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -118,6 +118,8 @@ export class PgSignals extends LocalSignals {
       await client.query(`LISTEN ${this.#channel}`);
     } catch (error) {
       client.removeAllListeners();
+      // A dead connection may still report errors: never unhandled.
+      client.on('error', () => undefined);
       await client.end().catch(() => undefined);
       throw error;
     }

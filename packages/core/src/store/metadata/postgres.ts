@@ -151,6 +151,9 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Kysely
   // An idle connection the server closes (restart, failover) must not crash the process; the
   // pool drops it and the next query opens a new one.
   pool.on('error', () => {});
+  // A connection that dies while checked out (a transaction between statements) reports its
+  // error on the client; the statement in flight fails with it, and nothing may crash the node.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new Kysely<Database>({ dialect: new SatchelPostgresDialect({ pool }) });
 }
 
