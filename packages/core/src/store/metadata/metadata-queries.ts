@@ -9,6 +9,7 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import { AccessQueries } from './access-queries.js';
 import { AuditQueries } from './audit-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
+import { InvitationQueries } from './invitation-queries.js';
 import { LockQueries } from './lock-queries.js';
 import { MemberQueries } from './member-queries.js';
 import { SearchQueries } from './search-queries.js';
@@ -33,6 +34,8 @@ export class MetadataQueries {
   readonly access: AccessQueries;
   /** Workspace memberships and roles (member-queries.ts). */
   readonly members: MemberQueries;
+  /** Pending invitations to join a workspace (invitation-queries.ts). */
+  readonly invitations: InvitationQueries;
   /** Offers to transfer a workspace's ownership (transfer-queries.ts). */
   readonly transfers: TransferQueries;
   /** The audit log's hash chain, append-only (audit-queries.ts). */
@@ -50,6 +53,7 @@ export class MetadataQueries {
   ) {
     this.access = new AccessQueries(db);
     this.members = new MemberQueries(db);
+    this.invitations = new InvitationQueries(db);
     this.transfers = new TransferQueries(db);
     this.audit = new AuditQueries(db);
     this.locks = new LockQueries(db);
