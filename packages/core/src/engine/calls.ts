@@ -9,6 +9,7 @@ import type { GlobalAction, WorkspaceAction } from '@satchel/client/operations/a
 import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import type { AuditInput, AuditLog } from '../audit/audit-log.js';
 import { authorize, authorizeGlobal } from '../auth/authorize.js';
+import type { NameProbes } from '../auth/name-probes.js';
 import type { Actor } from '../kernel/actor.js';
 import type { ChangeNotifier } from '../kernel/change-notifier.js';
 import type { EngineContext, EngineLimits } from '../kernel/context.js';
@@ -36,6 +37,8 @@ export interface EngineServices {
   /** Threads that run grep's costly matching, where a scan past its deadline can be killed. */
   readonly grepWorkers: GrepWorkers;
   readonly webhooks: WebhookServices;
+  /** Each principal's budget of create conflicts on names it may not see (name-probes.ts). */
+  readonly nameProbes: NameProbes;
   readonly close: () => Promise<void>;
 }
 

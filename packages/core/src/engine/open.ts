@@ -8,6 +8,11 @@ import { join, resolve } from 'node:path';
 import { SatchelError } from '@satchel/client/errors.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { actorOf, bootstrapAdmin } from '../auth/access.js';
+import {
+  DEFAULT_NAME_PROBE_LIMITS,
+  type NameProbeLimits,
+  NameProbes,
+} from '../auth/name-probes.js';
 import { ChangeNotifier } from '../kernel/change-notifier.js';
 import type { EngineLimits } from '../kernel/context.js';
 import { LockWaiters } from '../locks/locks.js';
@@ -37,6 +42,11 @@ export interface OpenSatchelOptions {
   readonly limits?: Partial<EngineLimits>;
   /** Milliseconds since the epoch; injectable for tests. */
   readonly clock?: () => number;
+  /**
+   * How many CONFLICTs on workspace names it may not see a principal may cause per window
+   * before its creates are RATE_LIMITED (auth/name-probes.ts). Default 20 per hour.
+   */
+  readonly nameProbes?: NameProbeLimits;
   /**
    * Which stores to open; by default the embedded ones in `data` (a SQLite file and a blob
    * directory), or in memory for ":memory:". Each part may be given alone.
@@ -116,6 +126,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     new SecretBox(root ? join(root, WEBHOOK_KEY_FILE) : null),
   );
   const grepWorkers = new GrepWorkers();
+  const nameProbes = new NameProbes(options.nameProbes ?? DEFAULT_NAME_PROBE_LIMITS, clock);
   let closed = false;
   const services: EngineServices = {
     store,
@@ -129,6 +140,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     search,
     webhooks,
     grepWorkers,
+    nameProbes,
     close: async () => {
       if (closed) return;
       closed = true;

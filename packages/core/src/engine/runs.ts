@@ -53,7 +53,7 @@ type Run<K extends OperationName> = (
 export type Runs = { readonly [K in OperationName]: Run<K> };
 
 export const RUNS: Runs = {
-  createWorkspace: (ctx, [name, options]) => createWorkspace(ctx, name, options),
+  createWorkspace: (ctx, [name, options], s) => createWorkspace(ctx, s.nameProbes, name, options),
   listWorkspaces: (ctx, [options]) =>
     listWorkspaces(
       ctx,
