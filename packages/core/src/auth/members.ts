@@ -68,7 +68,8 @@ export async function setMember(
   return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     const found = await tx.access.principalByName(parsedName);
-    const current = found ? await tx.members.roleOf(ws.id, found.id) : null;
+    // The same queries whether or not the name is a principal's, so timing tells no more.
+    const current = await tx.members.roleOf(ws.id, found?.id ?? '');
     if (current === null && !ctx.actor.admin) {
       const invitation = await invite(ctx, tx, ws, parsedName, found?.id ?? null, parsedRole);
       return { status: 'invited' as const, ...invitation };
