@@ -107,6 +107,15 @@ export function problemHeaders(error: unknown): Record<string, string> {
   if (error instanceof SatchelError && error.code === 'UNAUTHENTICATED') {
     headers['WWW-Authenticate'] ??= 'Bearer realm="satchel"';
   }
+  // A 429 from the engine (e.g. the name-probe budget) says when to retry, as the HTTP one does.
+  const retryAfter = error instanceof SatchelError ? error.data.retryAfter : undefined;
+  if (
+    error instanceof SatchelError &&
+    error.code === 'RATE_LIMITED' &&
+    typeof retryAfter === 'number'
+  ) {
+    headers['Retry-After'] ??= String(retryAfter);
+  }
   return headers;
 }
 

@@ -115,6 +115,9 @@ function notFoundHint(error: SatchelError, command: string): string | undefined 
   if ('lockId' in data) return 'list live locks with `satchel locks`';
   if (typeof data.key === 'string') return 'list keys with `satchel keys ls`';
   if (typeof data.transfer === 'string') return 'list open offers with `satchel transfer ls`';
+  if (typeof data.invitation === 'string') {
+    return 'list your pending invitations with `satchel invitations ls`; ask the owner to invite you again';
+  }
   if (command === 'transfer accept') return 'ask the owner for a new claim code';
   if (typeof data.principal === 'string') {
     return command === 'members rm'
@@ -156,6 +159,9 @@ function hintFor(error: SatchelError, command: string, remote: boolean): string 
       }
       if (data.reason === 'last_owner')
         return 'first make another member owner: `satchel members add NAME owner`';
+      if (data.reason === 'too_many_invitations') {
+        return 'withdraw some: `satchel members invited`, then `satchel members rm NAME`';
+      }
       if (data.reason === 'too_many_offers') {
         return 'cancel one: `satchel transfer ls`, then `satchel transfer cancel ID`';
       }

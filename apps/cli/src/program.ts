@@ -5,6 +5,7 @@ import { registerAuditCommands } from './commands/audit.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerFileCommands } from './commands/files.js';
 import { registerHistoryCommands } from './commands/history.js';
+import { registerInvitationCommands } from './commands/invitations.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerLockCommands } from './commands/locks.js';
 import { registerMcpCommand } from './commands/mcp.js';
@@ -80,6 +81,7 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerLockCommands(program, context);
   registerKeyCommands(program, context);
   registerMemberCommands(program, context);
+  registerInvitationCommands(program, context);
   registerTransferCommands(program, context);
   registerWebhookCommands(program, context);
   registerAuditCommands(program, context);

@@ -19,6 +19,8 @@ const READ_TOOLS = [
   'get_changes',
   'list_locks',
   'list_workspaces',
+  'list_members',
+  'list_invitations',
 ];
 const WRITE_TOOLS = [
   'write_file',
@@ -33,6 +35,18 @@ const WRITE_TOOLS = [
   'renew_lock',
   'unlock_file',
   'create_workspace',
+  'set_member',
+  'accept_invitation',
+  'decline_invitation',
+];
+
+// Tools about the caller rather than one workspace.
+const NOT_IN_A_WORKSPACE = [
+  'list_workspaces',
+  'create_workspace',
+  'list_invitations',
+  'accept_invitation',
+  'decline_invitation',
 ];
 
 describe('tools/list', () => {
@@ -51,7 +65,7 @@ describe('tools/list', () => {
       expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(60);
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type, tool.name).toBe('object');
-      if (tool.name !== 'list_workspaces' && tool.name !== 'create_workspace') {
+      if (!NOT_IN_A_WORKSPACE.includes(tool.name)) {
         expect(tool.inputSchema.properties, tool.name).toHaveProperty('workspace');
       }
     }

@@ -11,6 +11,7 @@ import { type AnyTool, DEFAULT_LIMITS, type McpLimits, ToolContext } from './too
 import { fileTools } from './tools/files.js';
 import { historyTools } from './tools/history.js';
 import { lockTools } from './tools/locks.js';
+import { memberTools } from './tools/members.js';
 import { readTools } from './tools/read.js';
 import { searchTools } from './tools/search.js';
 import { treeTools } from './tools/tree.js';
@@ -41,6 +42,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   ...historyTools,
   ...lockTools,
   ...workspaceTools,
+  ...memberTools,
 ];
 
 /** True when the key behind `satchel` can change nothing: a read-only key or a viewer ceiling. */

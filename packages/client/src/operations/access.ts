@@ -5,10 +5,14 @@ import {
   CreatedKeySchema,
   CreateKeySchema,
   CreatePrincipalSchema,
+  InvitationSchema,
   KeyInfoSchema,
   MemberSchema,
+  MembershipChangeSchema,
+  MembershipSchema,
   OfferTransferSchema,
   PageOptionsSchema,
+  PrincipalNameSchema,
   PrincipalSchema,
   pageSchema,
   RoleSchema,
@@ -103,11 +107,12 @@ export const listMembers = operation({
 
 export const setMember = operation({
   name: 'setMember',
-  summary: 'Add a member or change a role (owners)',
+  summary:
+    'Invite a principal with a role, or change a member’s role (owners); admins add directly. `status` says which: `invited` until the invitee accepts, or `member`',
   tag: 'access',
-  args: [WORKSPACE_ARG, ['principal', z.string()], ['role', RoleSchema]],
+  args: [WORKSPACE_ARG, ['principal', PrincipalNameSchema], ['role', RoleSchema]],
   options: CallOptionsSchema,
-  result: MemberSchema,
+  result: MembershipChangeSchema,
   access: { workspace: 'member.manage' },
   mutates: true,
   http: { method: 'PUT', path: '/workspaces/:ws/members/:principal' },
@@ -115,13 +120,59 @@ export const setMember = operation({
 
 export const removeMember = operation({
   name: 'removeMember',
-  summary: 'Remove a member (owners)',
+  summary: 'Remove a member, or withdraw a pending invitation (owners)',
   tag: 'access',
   args: [WORKSPACE_ARG, ['principal', z.string()]],
   options: CallOptionsSchema,
   access: { workspace: 'member.manage' },
   mutates: true,
   http: { method: 'DELETE', path: '/workspaces/:ws/members/:principal', status: 204 },
+});
+
+export const listWorkspaceInvitations = operation({
+  name: 'listWorkspaceInvitations',
+  summary: 'Pending invitations to join a workspace (owners)',
+  tag: 'access',
+  args: [WORKSPACE_ARG],
+  result: z.array(InvitationSchema),
+  access: { workspace: 'member.manage' },
+  mutates: false,
+  http: { method: 'GET', path: '/workspaces/:ws/invitations', list: true },
+});
+
+export const listInvitations = operation({
+  name: 'listInvitations',
+  summary: 'Your pending invitations to join workspaces',
+  tag: 'access',
+  args: [],
+  result: z.array(InvitationSchema),
+  access: { self: true },
+  mutates: false,
+  http: { method: 'GET', path: '/invitations', list: true },
+});
+
+export const acceptInvitation = operation({
+  name: 'acceptInvitation',
+  summary:
+    'Accept an invitation addressed to you and become a member (a key limited to other workspaces or read-only may not)',
+  tag: 'access',
+  args: [['id', z.string().min(1).max(200)]],
+  options: CallOptionsSchema,
+  result: MembershipSchema,
+  access: { self: true },
+  mutates: true,
+  http: { method: 'POST', path: '/invitations/:id/accept' },
+});
+
+export const declineInvitation = operation({
+  name: 'declineInvitation',
+  summary: 'Decline an invitation addressed to you',
+  tag: 'access',
+  args: [['id', z.string().min(1).max(200)]],
+  options: CallOptionsSchema,
+  access: { self: true },
+  mutates: true,
+  http: { method: 'POST', path: '/invitations/:id/decline', status: 204 },
 });
 
 export const offerTransfer = operation({

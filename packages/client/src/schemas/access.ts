@@ -73,6 +73,35 @@ export const MemberSchema = z.object({
 });
 export type Member = z.infer<typeof MemberSchema>;
 
+/**
+ * A pending invitation to join a workspace: membership exists only once the invitee accepts.
+ * Its shape is the same whether or not the invited name is a principal (no existence oracle).
+ */
+export const InvitationSchema = z.object({
+  id: z.string(),
+  workspace: z.string(),
+  principal: z.string().describe('who is invited'),
+  role: RoleSchema,
+  invitedBy: z.string(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+});
+export type Invitation = z.infer<typeof InvitationSchema>;
+
+/** A membership with its workspace: what accepting an invitation makes. */
+export const MembershipSchema = MemberSchema.extend({ workspace: z.string() });
+export type Membership = z.infer<typeof MembershipSchema>;
+
+/**
+ * What `setMember` did: `member` — the membership exists now (an admin adds directly; an
+ * existing member's role changes); `invited` — an invitation waits for the invitee to accept.
+ */
+export const MembershipChangeSchema = z.discriminatedUnion('status', [
+  MemberSchema.extend({ status: z.literal('member') }),
+  InvitationSchema.extend({ status: z.literal('invited') }),
+]);
+export type MembershipChange = z.infer<typeof MembershipChangeSchema>;
+
 export const WhoAmISchema = z.object({
   principal: z.string(),
   kind: PrincipalKindSchema,

@@ -81,7 +81,14 @@ describe('members', () => {
     await expect(bot.setMember('mine', 'bot', 'viewer')).rejects.toMatchObject({
       code: 'CONFLICT',
     });
-    await bot.setMember('mine', 'admin', 'owner');
+    await engine.createPrincipal({ name: 'carol', kind: 'user' });
+    const carol = engine.as(
+      await engine.authenticate((await engine.createKey({ principal: 'carol' })).key),
+    );
+    const invited = await bot.setMember('mine', 'carol', 'owner');
+    if (invited.status !== 'invited')
+      throw new Error(`expected an invitation, got ${invited.status}`);
+    await carol.acceptInvitation(invited.id);
     await bot.removeMember('mine', 'bot');
     await expect(bot.getWorkspace('mine')).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await engine.close();

@@ -1,12 +1,23 @@
-/** Workspace membership: who has which role; a workspace always keeps at least one owner. */
+/**
+ * Workspace membership: who has which role; a workspace always keeps at least one owner. An
+ * owner adds by invitation (invitations.ts); only admins make a principal a member directly.
+ */
 
 import { SatchelError } from '@satchel/client/errors.js';
 import { parseOptions } from '@satchel/client/options.js';
-import { type Member, type Role, RoleSchema } from '@satchel/client/schemas/index.js';
+import {
+  type Member,
+  type MembershipChange,
+  PrincipalNameSchema,
+  type Role,
+  RoleSchema,
+} from '@satchel/client/schemas/index.js';
+import { z } from 'zod';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { iso } from '../kernel/records.js';
 import type { MetadataQueries, MetadataTx } from '../store/metadata/metadata-store.js';
 import { requirePrincipal } from './access.js';
+import { invite } from './invitations.js';
 
 export async function listMembers(ctx: EngineContext, workspace: string): Promise<Member[]> {
   const ws = await requireWorkspace(ctx.store, workspace);
@@ -38,18 +49,32 @@ export async function endOwnership(
   await tx.webhooks.disableCreatedBy(workspace.id, name, reason);
 }
 
-/** Adds a member or changes its role; CONFLICT if that would leave the workspace without an owner. */
+/**
+ * Changes a member's role, or adds one. An admin adds directly (`status: 'member'`; NOT_FOUND
+ * for an unknown principal); anyone else invites a principal that is not a member yet
+ * (`status: 'invited'`), with the same answer whether or not the name is a principal's.
+ * CONFLICT if the change would leave the workspace without an owner.
+ */
 export async function setMember(
   ctx: EngineContext,
   workspace: string,
   name: string,
   role: Role,
-): Promise<Member> {
+): Promise<MembershipChange> {
   const parsedRole = parseOptions(RoleSchema, role);
+  const { principal: parsedName } = parseOptions(z.object({ principal: PrincipalNameSchema }), {
+    principal: name,
+  });
   return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
-    const principal = await requirePrincipal(tx, name);
-    const current = await tx.members.roleOf(ws.id, principal.id);
+    const found = await tx.access.principalByName(parsedName);
+    // The same queries whether or not the name is a principal's, so timing tells no more.
+    const current = await tx.members.roleOf(ws.id, found?.id ?? '');
+    if (current === null && !ctx.actor.admin) {
+      const invitation = await invite(ctx, tx, ws, parsedName, found?.id ?? null, parsedRole);
+      return { status: 'invited' as const, ...invitation };
+    }
+    const principal = found ?? (await requirePrincipal(tx, parsedName));
     if (current === 'owner' && parsedRole !== 'owner' && (await ownerCount(tx, ws.id)) === 1) {
       throw new SatchelError(
         'CONFLICT',
@@ -66,12 +91,24 @@ export async function setMember(
       role: parsedRole,
       createdAt: now,
     });
+    // A direct add supersedes a pending invitation of the same principal.
+    await tx.invitations.deleteFor(ws.id, principal.name);
     if (current === 'owner' && parsedRole !== 'owner')
       await endOwnership(tx, ws, principal.name, now);
-    return { principal: principal.name, kind: principal.kind, role: parsedRole, since: iso(now) };
+    return {
+      status: 'member' as const,
+      principal: principal.name,
+      kind: principal.kind,
+      role: parsedRole,
+      since: iso(now),
+    };
   });
 }
 
+/**
+ * Removes a member, or withdraws a pending invitation of that name (or both). NOT_FOUND — the
+ * same answer whether or not the name is a principal's — when there is neither.
+ */
 export async function removeMember(
   ctx: EngineContext,
   workspace: string,
@@ -79,9 +116,11 @@ export async function removeMember(
 ): Promise<void> {
   await ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
-    const principal = await requirePrincipal(tx, name);
-    const current = await tx.members.roleOf(ws.id, principal.id);
-    if (current === null) {
+    const principal = typeof name === 'string' ? await tx.access.principalByName(name) : undefined;
+    const current = principal ? await tx.members.roleOf(ws.id, principal.id) : null;
+    const withdrew = typeof name === 'string' && (await tx.invitations.deleteFor(ws.id, name));
+    if (principal === undefined || current === null) {
+      if (withdrew) return true;
       throw new SatchelError('NOT_FOUND', `${name} is not a member of ${workspace}`, {
         reason: 'not_member',
         principal: name,
@@ -98,5 +137,6 @@ export async function removeMember(
     }
     await tx.members.delete(ws.id, principal.id);
     if (current === 'owner') await endOwnership(tx, ws, principal.name, ctx.clock());
+    return true;
   });
 }

@@ -64,6 +64,17 @@ export class RateBudgets {
     return { hits: window.merged + window.pending, resetAt: window.start + windowMs };
   }
 
+  /** The current window of `key` as counted so far, without counting. */
+  peek(key: string, windowMs: number): RateCount {
+    const window = this.#window(key, windowMs);
+    return { hits: window.merged + window.pending, resetAt: window.start + windowMs };
+  }
+
+  /** The budgets' clock (epoch ms). */
+  now(): number {
+    return this.#clock();
+  }
+
   /** Takes back a hit counted by `countHit` (a request that should not count after all). */
   uncount(key: string, windowMs: number): void {
     const window = this.#window(key, windowMs);

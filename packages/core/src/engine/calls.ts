@@ -10,6 +10,7 @@ import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import type { AuditInput, AuditLog } from '../audit/audit-log.js';
 import type { RefusalLog } from '../audit/refusal-log.js';
 import { authorize, authorizeGlobal } from '../auth/authorize.js';
+import type { NameProbes } from '../auth/name-probes.js';
 import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
 import type { ChangeNotifier } from '../kernel/change-notifier.js';
@@ -42,6 +43,8 @@ export interface EngineServices {
   readonly webhooks: WebhookServices;
   /** Requests per key and window, for the frontends' rate limits (shared by the nodes). */
   readonly rates: RateBudgets;
+  /** Each principal's budget of create conflicts on names it may not see (name-probes.ts). */
+  readonly nameProbes: NameProbes;
   readonly close: () => Promise<void>;
 }
 

@@ -9,6 +9,11 @@ import { SatchelError } from '@satchel/client/errors.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { RefusalLog } from '../audit/refusal-log.js';
 import { actorOf, bootstrapAdmin } from '../auth/access.js';
+import {
+  DEFAULT_NAME_PROBE_LIMITS,
+  type NameProbeLimits,
+  NameProbes,
+} from '../auth/name-probes.js';
 import { RateBudgets } from '../auth/rate-budgets.js';
 import { ChangeNotifier } from '../kernel/change-notifier.js';
 import type { EngineLimits } from '../kernel/context.js';
@@ -46,6 +51,11 @@ export interface OpenSatchelOptions {
   readonly limits?: Partial<EngineLimits>;
   /** Milliseconds since the epoch; injectable for tests. */
   readonly clock?: () => number;
+  /**
+   * How many CONFLICTs on workspace names it may not see a principal may cause per window
+   * before its creates are RATE_LIMITED (auth/name-probes.ts). Default 20 per hour.
+   */
+  readonly nameProbes?: NameProbeLimits;
   /**
    * Which stores to open; by default the embedded ones in `data` (a SQLite file and a blob
    * directory), or in memory for ":memory:". Each part may be given alone.
@@ -159,6 +169,8 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     // Nodes that share a PostgreSQL database share their budgets; one process counts alone.
     shared: store.dialect.name === 'postgres' ? { committer } : null,
   });
+  const nameProbes = new NameProbes(options.nameProbes ?? DEFAULT_NAME_PROBE_LIMITS, rates);
+
   let closed = false;
   const services: EngineServices = {
     store,
@@ -174,6 +186,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     webhooks,
     grepWorkers,
     rates,
+    nameProbes,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -7,6 +7,13 @@
 import type { OperationMethods, OperationName } from '@satchel/client/operations/index.js';
 import * as accessOps from '../auth/access.js';
 import { effectiveRole } from '../auth/authorize.js';
+import {
+  acceptInvitation,
+  declineInvitation,
+  invitationWorkspace,
+  listInvitations,
+  listWorkspaceInvitations,
+} from '../auth/invitations.js';
 import { listMembers, removeMember, setMember } from '../auth/members.js';
 import {
   acceptTransfer,
@@ -46,7 +53,7 @@ type Run<K extends OperationName> = (
 export type Runs = { readonly [K in OperationName]: Run<K> };
 
 export const RUNS: Runs = {
-  createWorkspace: (ctx, [name, options]) => createWorkspace(ctx, name, options),
+  createWorkspace: (ctx, [name, options], s) => createWorkspace(ctx, s.nameProbes, name, options),
   listWorkspaces: (ctx, [options]) =>
     listWorkspaces(
       ctx,
@@ -111,6 +118,10 @@ export const RUNS: Runs = {
   listMembers: (ctx, [ws]) => listMembers(ctx, ws),
   setMember: (ctx, [ws, principal, role]) => setMember(ctx, ws, principal, role),
   removeMember: (ctx, [ws, principal]) => removeMember(ctx, ws, principal),
+  listWorkspaceInvitations: (ctx, [ws]) => listWorkspaceInvitations(ctx, ws),
+  listInvitations: (ctx) => listInvitations(ctx),
+  acceptInvitation: (ctx, [id]) => acceptInvitation(ctx, id),
+  declineInvitation: (ctx, [id]) => declineInvitation(ctx, id),
   offerTransfer: (ctx, [ws, options]) => offerTransfer(ctx, ws, options),
   listTransfers: (ctx, [ws]) => listTransfers(ctx, ws),
   cancelTransfer: (ctx, [ws, id]) => cancelTransfer(ctx, ws, id),
@@ -132,8 +143,8 @@ export const RUNS: Runs = {
 
 /**
  * Where the operation's workspace is not one of its arguments, how the engine finds it before
- * the call, for the audit entry: a claim code names the workspace of its transfer (null for an
- * unknown code).
+ * the call, for the audit entry: a claim code names the workspace of its transfer, an invitation
+ * id the workspace it invites to (null for an unknown code or id).
  */
 export const WORKSPACE_OF: {
   readonly [K in OperationName]?: (
@@ -143,4 +154,6 @@ export const WORKSPACE_OF: {
 } = {
   acceptTransfer: async (services, [code]) =>
     typeof code === 'string' ? transferWorkspace(services.store, code) : null,
+  acceptInvitation: (services, [id]) => invitationWorkspace(services.store, id),
+  declineInvitation: (services, [id]) => invitationWorkspace(services.store, id),
 };

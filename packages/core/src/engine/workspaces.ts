@@ -11,6 +11,8 @@ import {
   type Workspace,
   type WorkspaceInfo,
 } from '@satchel/client/schemas/index.js';
+import { effectiveRole } from '../auth/authorize.js';
+import type { NameProbes } from '../auth/name-probes.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { iso } from '../kernel/records.js';
@@ -21,14 +23,24 @@ function workspaceOut(row: WorkspaceRecord): Workspace {
   return { name: row.name, seq: row.seq, createdAt: iso(row.createdAt) };
 }
 
+/**
+ * Creates a workspace the caller owns. CONFLICT when the name is taken — the same answer whether
+ * or not the caller may see that workspace (names are one namespace; docs/security.md). A
+ * conflict on a workspace the caller may not see spends its name-probe budget; RATE_LIMITED
+ * once that is spent (name-probes.ts).
+ */
 export async function createWorkspace(
   ctx: EngineContext,
+  probes: NameProbes,
   rawName: string,
   _options?: CallOptions,
 ): Promise<Workspace> {
   const name = validateWorkspaceName(rawName);
+  probes.check(ctx.actor.principalId);
   return ctx.commit(async (tx) => {
-    if (await tx.findWorkspace(name)) {
+    const taken = await tx.findWorkspace(name);
+    if (taken) {
+      if ((await effectiveRole(tx, ctx.actor, taken)) === null) probes.spend(ctx.actor.principalId);
       throw new SatchelError('CONFLICT', `workspace ${name} already exists`, {
         workspace: name,
         reason: 'exists',

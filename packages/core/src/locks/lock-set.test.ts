@@ -3,6 +3,8 @@
 import { isSatchelError } from '@satchel/client/errors.js';
 import type { FileInfo } from '@satchel/client/schemas/index.js';
 import { expect, it } from 'vitest';
+import { DEFAULT_NAME_PROBE_LIMITS, NameProbes } from '../auth/name-probes.js';
+import { RateBudgets } from '../auth/rate-budgets.js';
 import { blobRecord, ingest } from '../engine/ingest.js';
 import { readText } from '../engine/read.js';
 import { putFile, stamp } from '../engine/versions.js';
@@ -11,6 +13,8 @@ import { writeFile } from '../engine/write.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { openLockEngine } from '../test-support/lock-engine.js';
 import { acquireLock, checkWriteLocks, releaseLock } from './locks.js';
+
+const PROBES = new NameProbes(DEFAULT_NAME_PROBE_LIMITS, new RateBudgets());
 
 // The full size from the issue. Each increment is three durable commits (acquire, write,
 // release) in strict sequence: about 6 s on an idle 2-core machine, 14-26 s when it is busy,
@@ -50,7 +54,7 @@ it(`${WORKERS} workers × ${INCREMENTS} increments: every acknowledged one count
 }, async () => {
   const e = await openLockEngine();
   const admin = await e.as('admin');
-  await createWorkspace(admin, 'ws');
+  await createWorkspace(admin, PROBES, 'ws');
   await writeFile(admin, 'ws', COUNTER, '0');
   const wsId = (await requireWorkspace(e.store, 'ws')).id;
   const tokens: number[] = [];

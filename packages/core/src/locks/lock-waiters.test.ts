@@ -1,15 +1,19 @@
 /** Waiting for locks: woken on release and on expiry, served in arrival order, bounded. */
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_NAME_PROBE_LIMITS, NameProbes } from '../auth/name-probes.js';
+import { RateBudgets } from '../auth/rate-budgets.js';
 import { createWorkspace } from '../engine/workspaces.js';
 import type { EngineContext } from '../kernel/context.js';
 import { delay, openLockEngine, refusal } from '../test-support/lock-engine.js';
 import { type AcquireOptions, acquireLock, type LockInfo, releaseLock } from './locks.js';
 
+const PROBES = new NameProbes(DEFAULT_NAME_PROBE_LIMITS, new RateBudgets());
+
 async function setup(options?: { recheckMs?: number }) {
   const e = await openLockEngine(options);
   const alice = await e.as('alice');
   const bob = await e.as('bob');
-  await createWorkspace(alice, 'ws');
+  await createWorkspace(alice, PROBES, 'ws');
   const lock = (ctx: EngineContext, options: AcquireOptions) =>
     acquireLock(ctx, e.waiters, 'ws', options);
   return { e, alice, bob, lock };

@@ -1,5 +1,7 @@
 /** Locks on a real SQLite file: lifecycle, conflicts, expiry, fencing tokens, write checks. */
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_NAME_PROBE_LIMITS, NameProbes } from '../auth/name-probes.js';
+import { RateBudgets } from '../auth/rate-budgets.js';
 import { createWorkspace } from '../engine/workspaces.js';
 import { writeFile } from '../engine/write.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
@@ -15,11 +17,13 @@ import {
   renewLock,
 } from './locks.js';
 
+const PROBES = new NameProbes(DEFAULT_NAME_PROBE_LIMITS, new RateBudgets());
+
 async function setup(options?: { frozen?: boolean }) {
   const e = await openLockEngine(options);
   const alice = await e.as('alice');
   const bob = await e.as('bob');
-  await createWorkspace(alice, 'ws');
+  await createWorkspace(alice, PROBES, 'ws');
   const wsId = (await requireWorkspace(e.store, 'ws')).id;
   const lock = (ctx: EngineContext, options: AcquireOptions) =>
     acquireLock(ctx, e.waiters, 'ws', options);
@@ -188,8 +192,8 @@ describe('fencing tokens', () => {
 
   it('strictly increase per workspace, also across close and reopen', async () => {
     const first = await openLockEngine();
-    await createWorkspace(await first.as('alice'), 'ws');
-    await createWorkspace(await first.as('alice'), 'other');
+    await createWorkspace(await first.as('alice'), PROBES, 'ws');
+    await createWorkspace(await first.as('alice'), PROBES, 'other');
     const before = await cycle(first, 'ws', 3);
     expect(before).toEqual([1, 2, 3]);
     expect(await cycle(first, 'other', 1)).toEqual([1]);

@@ -10,6 +10,7 @@ import { AccessQueries } from './access-queries.js';
 import { AuditQueries } from './audit-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { toBlob, toBlobMeta, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
+import { InvitationQueries } from './invitation-queries.js';
 import { LockQueries } from './lock-queries.js';
 import { MemberQueries } from './member-queries.js';
 import { RateQueries } from './rate-queries.js';
@@ -25,6 +26,8 @@ export class MetadataQueries {
   readonly access: AccessQueries;
   /** Workspace memberships and roles (member-queries.ts). */
   readonly members: MemberQueries;
+  /** Pending invitations to join a workspace (invitation-queries.ts). */
+  readonly invitations: InvitationQueries;
   /** Offers to transfer a workspace's ownership (transfer-queries.ts). */
   readonly transfers: TransferQueries;
   /** The audit log's hash chain, append-only (audit-queries.ts). */
@@ -44,6 +47,7 @@ export class MetadataQueries {
   ) {
     this.access = new AccessQueries(db);
     this.members = new MemberQueries(db);
+    this.invitations = new InvitationQueries(db);
     this.transfers = new TransferQueries(db);
     this.audit = new AuditQueries(db);
     this.locks = new LockQueries(db);

@@ -408,5 +408,54 @@ export function runMetadataStoreContract(
         fence: expect.any(Number),
       });
     });
+
+    it('keeps one invitation per invited name, lists the unexpired ones, and forgets them with the workspace', async () => {
+      await createWorkspace('w1');
+      await store.transaction(async (tx) => {
+        for (const name of ['owner', 'ed']) {
+          await tx.access.insertPrincipal({
+            id: `p-${name}`,
+            name,
+            kind: 'user',
+            admin: false,
+            createdAt: NOW,
+          });
+        }
+        const invite = (id: string, name: string, principalId: string | null, expiresAt: number) =>
+          tx.invitations.put({
+            id,
+            workspaceId: 'w1',
+            principalName: name,
+            principalId,
+            role: 'editor',
+            invitedBy: 'p-owner',
+            createdAt: NOW,
+            expiresAt,
+          });
+        await invite('i1', 'ed', 'p-ed', NOW + 1000);
+        await invite('i2', 'ed', 'p-ed', NOW + 2000); // replaces i1
+        await invite('i3', 'ghost', null, NOW + 1000);
+      });
+      expect(await store.invitations.byId('i1')).toBeUndefined();
+      expect(await store.invitations.byId('i2')).toMatchObject({
+        workspaceName: 'w1',
+        inviterName: 'owner',
+        principalName: 'ed',
+        expiresAt: NOW + 2000,
+      });
+      expect((await store.invitations.pendingForPrincipal('p-ed', NOW)).map((i) => i.id)).toEqual([
+        'i2',
+      ]);
+      expect(await store.invitations.pendingForPrincipal('p-ed', NOW + 2000)).toEqual([]);
+      expect(
+        (await store.invitations.pendingInWorkspace('w1', NOW + 1500)).map((i) => i.id),
+      ).toEqual(['i2']);
+      await store.transaction(async (tx) => {
+        await tx.invitations.deleteExpired('w1', NOW + 1500);
+        expect(await tx.invitations.deleteFor('w1', 'ghost')).toBe(false);
+        await tx.deleteWorkspace('w1');
+      });
+      expect(await store.invitations.byId('i2')).toBeUndefined();
+    });
   });
 }

@@ -83,6 +83,7 @@ export class MetadataTx extends MetadataQueries {
       'versions',
       'locks',
       'members',
+      'invitations',
       'transfers',
     ] as const) {
       await this.db.deleteFrom(table).where('workspace_id', '=', workspaceId).execute();

@@ -353,6 +353,32 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
           .execute();
       },
     },
+    '0007_invitations': {
+      async up(db: Kysely<unknown>) {
+        // Membership by consent: an owner's add is an invitation until the invitee accepts.
+        await db.schema
+          .createTable('invitations')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('workspace_id', 'text', (c) =>
+            c.notNull().references('workspaces.id').onDelete('cascade'),
+          )
+          .addColumn('principal_name', 'text', (c) => c.notNull())
+          .addColumn('principal_id', 'text', (c) =>
+            c.references('principals.id').onDelete('cascade'),
+          )
+          .addColumn('role', 'text', (c) => c.notNull())
+          .addColumn('invited_by', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addUniqueConstraint('invitations_one_per_name', ['workspace_id', 'principal_name'])
+          .execute();
+        await db.schema
+          .createIndex('invitations_by_principal')
+          .on('invitations')
+          .columns(['principal_id', 'expires_at'])
+          .execute();
+      },
+    },
     '0008_rate_windows': {
       async up(db: Kysely<unknown>) {
         // Hits per key and fixed window, summed over every node (auth/rate-budgets.ts).

@@ -223,6 +223,28 @@ export interface MemberRecord {
   readonly createdAt: number;
 }
 
+/** A pending invitation to join a workspace (invitation-queries.ts). */
+export interface InvitationRecord {
+  readonly id: string;
+  readonly workspaceId: string;
+  /** The name the owner invited, as given. */
+  readonly principalName: string;
+  /** The invited principal; null when the name was nobody's (never acceptable). */
+  readonly principalId: string | null;
+  readonly role: Role;
+  /** Principal id of the owner who invited. */
+  readonly invitedBy: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+/** An invitation as it is read: with its workspace's name and its inviter's. */
+export interface InvitationView extends InvitationRecord {
+  readonly workspaceName: string;
+  /** The inviter's name (its id, should the principal be gone). */
+  readonly inviterName: string;
+}
+
 /** An offer to hand a workspace's ownership over, redeemed with a code (only its hash kept). */
 export interface TransferRecord {
   readonly id: string;

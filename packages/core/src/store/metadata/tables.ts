@@ -96,6 +96,21 @@ export interface MembersTable {
   created_at: number;
 }
 
+/**
+ * Pending invitations to join a workspace, one per invited name. `principal_id` is null when no
+ * principal had that name at invitation time: such an invitation can never be accepted.
+ */
+export interface InvitationsTable {
+  id: string;
+  workspace_id: string;
+  principal_name: string;
+  principal_id: string | null;
+  role: Role;
+  invited_by: string;
+  created_at: number;
+  expires_at: number;
+}
+
 /** Lock leases; a lock is live while `released_at` is null and `expires_at` is in the future. */
 export interface LocksTable {
   id: string;
@@ -240,6 +255,7 @@ export interface Database {
   principals: PrincipalsTable;
   api_keys: ApiKeysTable;
   members: MembersTable;
+  invitations: InvitationsTable;
   locks: LocksTable;
   transfers: TransfersTable;
   audit: AuditTable;

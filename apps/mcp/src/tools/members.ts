@@ -1,0 +1,132 @@
+/**
+ * Members and invitations: list_members, set_member, list_invitations, accept_invitation,
+ * decline_invitation. An owner's set_member invites; the invitee joins only by accepting.
+ */
+import type { Invitation } from '@satchel/core';
+import { InvitationSchema, MemberSchema, RoleSchema } from '@satchel/core/schemas';
+import { z } from 'zod';
+import { type AnyTool, argOf, defineTool, WorkspaceArg } from '../tool.js';
+
+const InvitationIdArg = argOf('acceptInvitation', 'id').describe(
+  'invitation id from list_invitations',
+);
+
+function invitationLine(i: Invitation): string {
+  return `${i.id}: ${i.workspace} as ${i.role}, from ${i.invitedBy}, until ${i.expiresAt}`;
+}
+
+const listMembers = defineTool({
+  name: 'list_members',
+  title: 'List members',
+  description: 'Members of the workspace with their roles (viewer, editor, owner).',
+  operation: 'listMembers',
+  input: { workspace: WorkspaceArg },
+  output: { members: z.array(MemberSchema) },
+  async run(args, ctx) {
+    const members = await ctx.satchel.listMembers(await ctx.workspace(args.workspace));
+    return {
+      structured: { members },
+      text: members.map((m) => `${m.principal} (${m.kind}): ${m.role}`).join('\n'),
+    };
+  },
+});
+
+const setMember = defineTool({
+  name: 'set_member',
+  title: 'Invite or set member',
+  description:
+    'Owners: invite a principal to the workspace with a role, or change a member’s role. ' +
+    'An invitation (status "invited") becomes a membership only when the invitee accepts it ' +
+    '(accept_invitation, within 7 days); the answer is the same whether or not the name exists. ' +
+    'Admins add directly (status "member").',
+  operation: 'setMember',
+  hints: { destructive: false, idempotent: true },
+  input: {
+    workspace: WorkspaceArg,
+    principal: argOf('setMember', 'principal').describe('principal name'),
+    role: RoleSchema,
+  },
+  output: {
+    status: z.enum(['member', 'invited']),
+    principal: z.string(),
+    role: RoleSchema,
+    invitationId: z.string().nullable(),
+    expiresAt: z.string().nullable(),
+  },
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    const change = await ctx.satchel.setMember(ws, args.principal, args.role, ctx.call());
+    const invited = change.status === 'invited';
+    return {
+      structured: {
+        status: change.status,
+        principal: change.principal,
+        role: change.role,
+        invitationId: invited ? change.id : null,
+        expiresAt: invited ? change.expiresAt : null,
+      },
+      text: invited
+        ? `invited ${change.principal} as ${change.role} of ${ws} until ${change.expiresAt}; they join once they accept`
+        : `${change.principal} is now ${change.role} of ${ws}`,
+    };
+  },
+});
+
+const listInvitations = defineTool({
+  name: 'list_invitations',
+  title: 'List invitations',
+  description:
+    'Your pending invitations to join workspaces: accept_invitation or decline_invitation each by id. ' +
+    'You are not a member of a workspace until you accept.',
+  operation: 'listInvitations',
+  input: {},
+  output: { invitations: z.array(InvitationSchema) },
+  async run(_args, ctx) {
+    const invitations = await ctx.satchel.listInvitations();
+    return {
+      structured: { invitations },
+      text:
+        invitations.length === 0
+          ? 'no pending invitations'
+          : invitations.map(invitationLine).join('\n'),
+    };
+  },
+});
+
+const acceptInvitation = defineTool({
+  name: 'accept_invitation',
+  title: 'Accept invitation',
+  description:
+    'Accept an invitation addressed to you and become a member of its workspace with its role. ' +
+    'Check who invited you and to which workspace first (list_invitations).',
+  operation: 'acceptInvitation',
+  hints: { destructive: false, idempotent: false },
+  input: { id: InvitationIdArg },
+  output: MemberSchema.extend({ workspace: z.string() }).shape,
+  async run(args, ctx) {
+    const joined = await ctx.satchel.acceptInvitation(args.id, ctx.call());
+    return { structured: joined, text: `you are now ${joined.role} of ${joined.workspace}` };
+  },
+});
+
+const declineInvitation = defineTool({
+  name: 'decline_invitation',
+  title: 'Decline invitation',
+  description: 'Decline an invitation addressed to you; nothing else changes.',
+  operation: 'declineInvitation',
+  hints: { destructive: true, idempotent: false },
+  input: { id: InvitationIdArg },
+  output: { id: z.string(), declined: z.boolean() },
+  async run(args, ctx) {
+    await ctx.satchel.declineInvitation(args.id, ctx.call());
+    return { structured: { id: args.id, declined: true }, text: `declined invitation ${args.id}` };
+  },
+});
+
+export const memberTools: AnyTool[] = [
+  listMembers,
+  setMember,
+  listInvitations,
+  acceptInvitation,
+  declineInvitation,
+];
