@@ -26,7 +26,8 @@ interface Row {
 
 /**
  * Turns the data directory back into what a release before 0006 wrote: no workspace_id column,
- * entries hashed without it, 0006 not applied. Opening it again runs the real migration.
+ * entries hashed without it, 0006 (and what came after) not applied. Opening it again runs the
+ * real migrations.
  */
 async function writtenBefore0006(data: string): Promise<void> {
   let head: { idx: number; hash: string } | null = null;
@@ -39,7 +40,10 @@ async function writtenBefore0006(data: string): Promise<void> {
     db.exec('drop index audit_by_workspace_id');
     db.exec('alter table audit drop column workspace_id');
     db.exec("delete from meta where key = 'audit_workspace_id_from'");
-    db.exec("delete from kysely_migration where name = '0006_audit_workspace_id'");
+    // Later migrations go too: they run again, in order, after 0006.
+    db.exec('drop table invitations');
+    db.exec('drop table rate_windows');
+    db.exec("delete from kysely_migration where name >= '0006'");
     const rows = db.prepare('select * from audit order by idx').all() as Row[];
     const update = db.prepare('update audit set prev_hash = ?, hash = ? where idx = ?');
     let prev = GENESIS_HASH;
