@@ -141,6 +141,13 @@ export {
 export { type WatchOptions, watch as watchSync } from '@satchel/client/sync/watch.js';
 export { KEY_PREFIX } from './auth/keys.js';
 export { applyEdits } from './engine/edit.js';
+export {
+  type MigrateOptions,
+  type MigrateProgress,
+  type MigrateReport,
+  migrateToPostgres,
+  type TableCount,
+} from './engine/migrate.js';
 export type { OpenSatchelOptions } from './engine/open.js';
 export {
   ADMIN_KEY_FILE,
