@@ -10,6 +10,7 @@ import { registerKeyCommands } from './commands/keys.js';
 import { registerLockCommands } from './commands/locks.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerMemberCommands } from './commands/members.js';
+import { registerMigrateCommand } from './commands/migrate.js';
 import { registerSandboxCommands } from './commands/sandbox.js';
 import { registerSearchCommands } from './commands/search.js';
 import { registerServeCommand } from './commands/serve.js';
@@ -89,6 +90,7 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerSyncCommands(program, context);
   registerSandboxCommands(program, context);
   registerServeCommand(program, context);
+  registerMigrateCommand(program, context);
   registerTerminalUi(program, context);
   registerMcpCommand(program, context);
 

@@ -1,5 +1,6 @@
 /**
- * Progress bars for byte transfers (`put`, `get`, `sync`): bytes done of total, bytes/s and ETA,
+ * Progress bars for byte transfers (`put`, `get`, `sync`) and row copies (`migrate`): amount done
+ * of total, amount/s and ETA,
  * drawn with cli-progress on stderr — only when stderr is a terminal, so pipes, logs and tests
  * see nothing. The bar is never coloured (NO_COLOR needs nothing more).
  *
@@ -26,6 +27,8 @@ export interface ProgressOptions {
   readonly total: number | null;
   /** No bar until this many bytes are expected or have moved (default 1 MiB). */
   readonly minBytes?: number;
+  /** What is counted: bytes (default, `1.5 MiB`) or rows (`1200 rows`). */
+  readonly unit?: 'bytes' | 'rows';
 }
 
 export interface Progress {
@@ -48,9 +51,11 @@ const NONE: Progress = {
   stop: () => undefined,
 };
 
+const rows = (n: number): string => `${n} rows`;
+
 /** `12.0 MiB/s`; `-` before any time has passed. */
-function speed(bytes: number, ms: number): string {
-  return ms <= 0 ? '-' : `${humanSize(Math.round((bytes * 1000) / ms))}/s`;
+function speed(amount: number, ms: number, show: (n: number) => string): string {
+  return ms <= 0 ? '-' : `${show(Math.round((amount * 1000) / ms))}/s`;
 }
 
 /** A progress bar, or a no-op one when `enabled` is false. */
@@ -58,6 +63,7 @@ export function progressBar(options: ProgressOptions): Progress {
   if (!options.enabled) return NONE;
   const { stream, label, total } = options;
   const minBytes = options.minBytes ?? DEFAULT_MIN_BYTES;
+  const show = options.unit === 'rows' ? rows : humanSize;
   const known = total !== null;
   const bar = new SingleBar({
     stream,
@@ -82,9 +88,9 @@ export function progressBar(options: ProgressOptions): Progress {
     const rate = elapsed > 0 ? bytes / elapsed : 0;
     const left = known && rate > 0 ? humanDuration((total - bytes) / rate) : '-';
     return {
-      done: humanSize(bytes),
-      size: humanSize(total ?? bytes),
-      speed: speed(bytes, elapsed),
+      done: show(bytes),
+      size: show(total ?? bytes),
+      speed: speed(bytes, elapsed, show),
       left,
     };
   };

@@ -146,6 +146,13 @@ export type { Refusal } from './audit/refusal-log.js';
 export { KEY_PREFIX } from './auth/keys.js';
 export type { RateBudgets, RateCount } from './auth/rate-budgets.js';
 export { applyEdits } from './engine/edit.js';
+export {
+  type MigrateOptions,
+  type MigrateProgress,
+  type MigrateReport,
+  migrateToPostgres,
+  type TableCount,
+} from './engine/migrate.js';
 export type { OpenSatchelOptions } from './engine/open.js';
 export {
   ADMIN_KEY_FILE,

@@ -4,3 +4,10 @@
  * (index.ts) never does, and `files` in package.json leaves it out of the published package.
  */
 export { runSatchelContract, type SatchelFixture } from './satchel.contract.js';
+export {
+  createTestSchema,
+  postgresRequired,
+  probePostgres,
+  type TestSchema,
+  testDatabaseUrl,
+} from './test-support/postgres.js';

@@ -79,6 +79,12 @@ export interface SqlDialectInfo {
    * short-lived lock leases (docs/storage.md, Durability).
    */
   relaxed<T>(db: Kysely<Database>, fn: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * After rows were inserted with their keys given (a copy, `satchel migrate`): moves every
+   * generated key's counter past the largest key, so the next generated key is new. SQLite's
+   * AUTOINCREMENT keeps up by itself; PostgreSQL's identity sequences do not.
+   */
+  syncIdentities(db: Kysely<Database>): Promise<void>;
   /** The search index's full-text part (SQLite: FTS5 with BM25; PostgreSQL: tsvector + GIN). */
   readonly fullText: FullTextDialect;
 }

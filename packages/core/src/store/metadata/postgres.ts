@@ -72,6 +72,20 @@ export const POSTGRES_DIALECT: SqlDialectInfo = {
     }>`select current_schema() as schema`.execute(db);
     return rows[0]?.schema ?? null;
   },
+  syncIdentities: async (db) => {
+    const { rows } = await sql<{ table: string; column: string }>`
+      select table_name as table, column_name as column from information_schema.columns
+      where table_schema = current_schema() and is_identity = 'YES'
+    `.execute(db);
+    for (const { table, column } of rows) {
+      // is_called = false: the next generated value is max + 1 (1 for an empty table).
+      await sql`
+        select setval(pg_get_serial_sequence(${`"${table}"`}, ${column}),
+          coalesce(max(${sql.ref(column)}), 0) + 1, false)
+        from ${sql.table(table)}
+      `.execute(db);
+    }
+  },
   fullText: POSTGRES_FULL_TEXT,
 };
 

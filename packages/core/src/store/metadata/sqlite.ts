@@ -53,6 +53,7 @@ export const SQLITE_DIALECT: SqlDialectInfo = {
         `create trigger ${table}_no_${op} before ${op} on ${table} ` +
         `begin select raise(abort, '${table} is append-only: ${op} refused'); end`,
     ),
+  syncIdentities: async () => {},
   fullText: SQLITE_FULL_TEXT,
 };
 
