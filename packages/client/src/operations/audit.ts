@@ -1,9 +1,11 @@
-/** Operations on the audit log and the data directory's integrity check. */
+/** Operations on the audit log, and on all stored content: the integrity check and GC. */
 import {
   AuditEntrySchema,
   AuditQuerySchema,
   AuditVerificationSchema,
   FsckReportSchema,
+  GcOptionsSchema,
+  GcReportSchema,
   pageSchema,
 } from '../schemas/index.js';
 import { operation } from './operation.js';
@@ -42,4 +44,17 @@ export const fsck = operation({
   access: { global: 'admin' },
   mutates: false,
   http: { method: 'POST', path: '/fsck' },
+});
+
+export const collectGarbage = operation({
+  name: 'collectGarbage',
+  summary:
+    'Remove content no version refers to any more, after a grace period (admins); a dry run only reports',
+  tag: 'audit',
+  args: [],
+  options: GcOptionsSchema,
+  result: GcReportSchema,
+  access: { global: 'admin' },
+  mutates: false,
+  http: { method: 'POST', path: '/gc' },
 });

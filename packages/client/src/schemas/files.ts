@@ -252,6 +252,55 @@ export const FsckReportSchema = z.object({
 });
 export type FsckReport = z.infer<typeof FsckReportSchema>;
 
+/** Default grace period of garbage collection: content younger than this is never removed. */
+export const DEFAULT_GC_GRACE_SECONDS = 3600;
+
+export const GcOptionsSchema = z.object({
+  dryRun: z
+    .boolean()
+    .optional()
+    .describe('report what would be removed and remove nothing (default false)'),
+  graceSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'keep content registered, or seen in the blob store without a registration, less than ' +
+        `this many seconds ago (default ${DEFAULT_GC_GRACE_SECONDS})`,
+    ),
+});
+export type GcOptions = z.infer<typeof GcOptionsSchema>;
+
+export const GcReportSchema = z.object({
+  dryRun: z.boolean(),
+  graceSeconds: z.number().int(),
+  removed: z
+    .number()
+    .int()
+    .describe('contents removed (would be, in a dry run): registry rows and blob-store files'),
+  bytesFreed: z
+    .number()
+    .int()
+    .describe('size of the removed registered contents (unregistered files are not counted)'),
+  unregisteredFiles: z
+    .number()
+    .int()
+    .describe('of `removed`: blob-store files that no registry row named'),
+  keptInGrace: z
+    .number()
+    .int()
+    .describe('unregistered blob-store files kept because they were seen within the grace period'),
+  resumed: z
+    .number()
+    .int()
+    .describe('deletions an interrupted earlier run had decided, finished by this one'),
+  hashes: z.array(z.string()).describe('the removed contents, at most 1000'),
+  truncated: z.boolean().describe('true when `hashes` was cut at 1000'),
+  durationMs: z.number().int(),
+});
+export type GcReport = z.infer<typeof GcReportSchema>;
+
 export const ChangeEventSchema = z.object({
   seq: SeqSchema.describe(
     'the mutation; several events share it when one change touched many paths',

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { SatchelError } from '@satchel/client/errors.js';
 import type { Content } from '@satchel/client/operations/satchel.js';
 import type { BlobRef, BlobStore } from '../store/blob-store.js';
-import type { BlobRecord } from '../store/metadata/metadata-store.js';
+import type { BlobRecord, MetadataTx } from '../store/metadata/metadata-store.js';
 
 export interface StoredContent {
   readonly hash: string;
@@ -123,4 +123,64 @@ export function blobRecord(content: StoredContent, now: number): BlobRecord {
     chunks: content.ref ? Buffer.from(content.ref.chunks) : null,
     createdAt: now,
   };
+}
+
+/** Seconds a writer whose content garbage collection removed waits before trying again. */
+const COLLECTED_RETRY_SECONDS = 1;
+
+/**
+ * UNAVAILABLE (retryable): garbage collection removed this content between the write storing
+ * it (or finding it stored) and the write's commit. Content the engine still holds in memory is
+ * stored again and the commit retried (`retryCollected`); a consumed stream must be sent again.
+ */
+export function contentCollected(hash: string): SatchelError {
+  return new SatchelError(
+    'UNAVAILABLE',
+    `content ${hash} was removed by garbage collection while this write stored it; retry in ` +
+      `${COLLECTED_RETRY_SECONDS} s`,
+    { hash, reason: 'content_collected', retryAfter: COLLECTED_RETRY_SECONDS },
+  );
+}
+
+export function isContentCollected(error: unknown): boolean {
+  return error instanceof SatchelError && error.data.reason === 'content_collected';
+}
+
+/**
+ * Registers stored content in the transaction of the version that refers to it, so that
+ * garbage collection and this write agree (docs/storage.md, "Garbage collection"): content
+ * whose bytes are in the blob store counts as stored only if no collection is deleting it and
+ * either its registry row still exists (the row's existence guarantees the bytes) or the blob
+ * store has the bytes now, inside this transaction, where no collection can decide about it.
+ * Throws `contentCollected` otherwise; nothing is registered then.
+ */
+export async function registerContent(
+  tx: MetadataTx,
+  blobs: BlobStore,
+  content: StoredContent,
+  now: number,
+): Promise<void> {
+  // Inline content carries its bytes in the row: re-registering it is always enough.
+  if (content.inline) return tx.putBlob(blobRecord(content, now));
+  if (await tx.gc.isDeleting(content.hash)) throw contentCollected(content.hash);
+  if (await tx.getBlob(content.hash)) return;
+  if (!content.ref || !(await blobs.has(content.hash))) throw contentCollected(content.hash);
+  await tx.putBlob(blobRecord(content, now));
+}
+
+const COLLECTED_ATTEMPTS = 8;
+
+/**
+ * Runs `attempt` (store content, then commit it) again while garbage collection keeps removing
+ * the content under it; only for content the caller can produce again (in memory).
+ */
+export async function retryCollected<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isContentCollected(error) || n >= COLLECTED_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * n));
+    }
+  }
 }

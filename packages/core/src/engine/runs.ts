@@ -33,6 +33,7 @@ import type { EngineServices } from './calls.js';
 import { listChanges } from './changes.js';
 import { editFile } from './edit.js';
 import { fsck } from './fsck.js';
+import { collectGarbage } from './gc.js';
 import { diff, listVersions } from './history.js';
 import { list, readFile, readText, stat } from './read.js';
 import { copy, move, remove } from './tree.js';
@@ -139,6 +140,7 @@ export const RUNS: Runs = {
   listAudit: (ctx, [options], s) => listAuditEntries(ctx.store, s.audit, options),
   verifyAudit: (_ctx, _args, s) => verifyAuditChain(s.audit),
   fsck: (ctx) => fsck(ctx),
+  collectGarbage: (_ctx, [options], s) => collectGarbage(s, options),
 };
 
 /**

@@ -25,7 +25,14 @@ import { checkWriteLocks } from '../locks/locks.js';
 import { integrityError } from '../store/content-hash.js';
 import type { EntryRecord, MetadataTx, WorkspaceRecord } from '../store/metadata/metadata-store.js';
 import { resolveVersion } from './history.js';
-import { blobRecord, ingest, type StoredContent, tooLarge } from './ingest.js';
+import {
+  ingest,
+  isContentCollected,
+  registerContent,
+  retryCollected,
+  type StoredContent,
+  tooLarge,
+} from './ingest.js';
 import { claimedStamp, ensureParents, putDirectory, putFile, stamp } from './versions.js';
 
 function notADirectoryTarget(path: string): SatchelError {
@@ -53,7 +60,7 @@ export async function commitContent(
   const s = claimedStamp(ctx, ws, options.session);
   await checkWriteLocks(tx, ctx, ws.id, { path, tree: false }, options.lockToken, s.now);
   await ensureParents(tx, s, path, parent === '/' ? null : (entries.get(parent) ?? null));
-  await tx.putBlob(blobRecord(stored, s.now));
+  await registerContent(tx, ctx.blobs, stored, s.now);
   return putFile(
     tx,
     s,
@@ -93,8 +100,12 @@ export async function writeFile(
   // in memory costs nothing to store first; the transaction checks again either way.
   const inMemory = typeof content === 'string' || content instanceof Uint8Array;
   if (!inMemory) await precheck(ctx, workspace, path, options);
-  const stored = await ingest(content, ctx.limits, ctx.blobs);
-  return ctx.commit((tx) => commitContent(tx, ctx, workspace, path, stored, op, options));
+  const attempt = async () => {
+    const stored = await ingest(content, ctx.limits, ctx.blobs);
+    return ctx.commit((tx) => commitContent(tx, ctx, workspace, path, stored, op, options));
+  };
+  // Content in memory can be stored again if garbage collection removed it meanwhile.
+  return inMemory ? retryCollected(attempt) : attempt();
 }
 
 export async function writeFiles(
@@ -109,7 +120,7 @@ export async function writeFiles(
     throw new SatchelError('INVALID_INPUT', 'files must be a non-empty array', { field: 'files' });
   }
   const seen = new Set<string>();
-  const prepared: { path: string; file: BatchFile; stored: StoredContent }[] = [];
+  const checked: { path: string; file: BatchFile }[] = [];
   for (const file of files) {
     const path = normalizeEntryPath(file.path);
     if (seen.has(path)) {
@@ -121,15 +132,22 @@ export async function writeFiles(
         path,
       });
     }
-    prepared.push({ path, file, stored: await ingest(file.content, ctx.limits, ctx.blobs) });
+    checked.push({ path, file });
   }
-  return ctx.commit(async (tx) => {
-    const out: FileInfo[] = [];
-    for (const { path, file, stored } of prepared) {
-      const conditions = { ifMatch: file.ifMatch, ifNoneMatch: file.ifNoneMatch, ...options };
-      out.push(await commitContent(tx, ctx, workspace, path, stored, 'write', conditions));
+  // Every file's content is in memory: stored again if garbage collection removed it meanwhile.
+  return retryCollected(async () => {
+    const prepared: { path: string; file: BatchFile; stored: StoredContent }[] = [];
+    for (const { path, file } of checked) {
+      prepared.push({ path, file, stored: await ingest(file.content, ctx.limits, ctx.blobs) });
     }
-    return out;
+    return ctx.commit(async (tx) => {
+      const out: FileInfo[] = [];
+      for (const { path, file, stored } of prepared) {
+        const conditions = { ifMatch: file.ifMatch, ifNoneMatch: file.ifNoneMatch, ...options };
+        out.push(await commitContent(tx, ctx, workspace, path, stored, 'write', conditions));
+      }
+      return out;
+    });
   });
 }
 
@@ -173,8 +191,12 @@ export async function appendFile(
         commitContent(tx, ctx, workspace, path, stored, 'append', expected),
       );
     } catch (error) {
+      // The combined content is assembled again on every attempt, so content that garbage
+      // collection removed under this append is simply stored again.
+      const collected = isContentCollected(error);
       const raced = error instanceof SatchelError && error.code === 'PRECONDITION_FAILED';
-      if (!raced || options.ifMatch !== undefined || attempt >= APPEND_RETRIES) throw error;
+      if (!(raced || collected) || attempt >= APPEND_RETRIES) throw error;
+      if (raced && options.ifMatch !== undefined) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
     }
   }

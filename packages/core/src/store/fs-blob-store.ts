@@ -94,9 +94,10 @@ export class FsBlobStore implements BlobStore {
         await unlink(tempPath);
       } catch (error) {
         if (errnoCode(error) !== 'EEXIST') throw error;
-        // Content by that name is already stored. If it has rotted, the bytes just received are
-        // the right ones (they hash to the name): put them in its place; otherwise drop ours.
-        if ((await this.verify(digest.hash)) === 'corrupt') await rename(tempPath, final);
+        // Content by that name is already stored. If it has rotted, or garbage collection
+        // deleted it since, the bytes just received are the right ones (they hash to the name):
+        // put them in its place; otherwise drop ours.
+        if ((await this.verify(digest.hash)) !== 'ok') await rename(tempPath, final);
         else await unlink(tempPath);
       }
       // Also when the content already existed: the put that linked it may not have synced yet.

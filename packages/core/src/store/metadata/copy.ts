@@ -49,6 +49,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { table: 'passages', key: ['id'] },
   { table: 'search_state', key: ['workspace_id'] },
   { table: 'rate_windows', key: ['key', 'window_start'] },
+  // Content being deleted stays marked in the copy, so its writers keep re-uploading it.
+  { table: 'gc_blobs', key: ['hash'] },
+  { table: 'leases', key: ['name'] },
 ];
 
 /** The meta row of a copy target that says which source it is being copied from, and how far. */

@@ -10,6 +10,7 @@ import { AccessQueries } from './access-queries.js';
 import { AuditQueries } from './audit-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { toBlob, toBlobMeta, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
+import { GcQueries } from './gc-queries.js';
 import { InvitationQueries } from './invitation-queries.js';
 import { LockQueries } from './lock-queries.js';
 import { MemberQueries } from './member-queries.js';
@@ -40,6 +41,8 @@ export class MetadataQueries {
   readonly search: SearchQueries;
   /** Rate-limit windows shared by the nodes of one database (rate-queries.ts). */
   readonly rates: RateQueries;
+  /** Garbage collection of content: candidates, marks, the collector's lease (gc-queries.ts). */
+  readonly gc: GcQueries;
 
   constructor(
     protected readonly db: Kysely<Database>,
@@ -54,6 +57,7 @@ export class MetadataQueries {
     this.webhooks = new WebhookQueries(db, dialect);
     this.search = new SearchQueries(db, dialect);
     this.rates = new RateQueries(db);
+    this.gc = new GcQueries(db);
   }
 
   /**

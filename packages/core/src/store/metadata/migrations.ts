@@ -391,6 +391,26 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
           .execute();
       },
     },
+    '0009_content_gc': {
+      async up(db: Kysely<unknown>) {
+        // Content garbage collection (docs/storage.md): files seen without a registry row, and
+        // content being deleted, which writers must not count as stored.
+        await db.schema
+          .createTable('gc_blobs')
+          .addColumn('hash', 'text', (c) => c.primaryKey())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('since', 'bigint', (c) => c.notNull())
+          .addColumn('checked_at', 'bigint', (c) => c.notNull())
+          .execute();
+        // One garbage collector at a time over all the nodes of a database.
+        await db.schema
+          .createTable('leases')
+          .addColumn('name', 'text', (c) => c.primaryKey())
+          .addColumn('holder', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -246,6 +246,25 @@ export interface RateWindowsTable {
   hits: number;
 }
 
+/**
+ * Garbage collection's memory of content it is about to remove (store/metadata/gc-queries.ts,
+ * docs/storage.md "Garbage collection"): `seen` — a blob-store file without a registry row,
+ * first seen at `since`; `deleting` — content whose row is gone and whose bytes are being deleted.
+ */
+export interface GcBlobsTable {
+  hash: string;
+  state: 'seen' | 'deleting';
+  since: number;
+  checked_at: number;
+}
+
+/** Named leases: at most one holder at a time across the nodes of one database (`gc`). */
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
 export interface Database {
   meta: MetaTable;
   workspaces: WorkspacesTable;
@@ -265,4 +284,6 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   rate_windows: RateWindowsTable;
+  gc_blobs: GcBlobsTable;
+  leases: LeasesTable;
 }
