@@ -1,7 +1,12 @@
 /** `serve`: the API on a Node HTTP server with a draining close; used by `satchel serve` and tests. */
 import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import type { SatchelEngine, WebhookDispatcher, WebhookDispatchOptions } from '@satchel/core';
+import type {
+  GcScheduleOptions,
+  SatchelEngine,
+  WebhookDispatcher,
+  WebhookDispatchOptions,
+} from '@satchel/core';
 import { type ApiOptions, createApp } from './app.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -26,6 +31,11 @@ export interface ServeOptions {
    * closes; its queue depth feeds /metrics. Absent: this server delivers none.
    */
   readonly webhooks?: WebhookDispatchOptions;
+  /**
+   * Collect garbage on a schedule from this server (docs/storage.md, Garbage collection):
+   * started with it, stopped when it closes. Absent: this server collects none.
+   */
+  readonly gc?: GcScheduleOptions;
 }
 
 export interface RunningServer {
@@ -58,6 +68,7 @@ export async function serve(
   const host = options.host ?? DEFAULT_HOST;
   const shutdown = new AbortController();
   const webhooks = options.webhooks === undefined ? null : engine.startWebhooks(options.webhooks);
+  const gc = options.gc === undefined ? null : engine.startGc(options.gc);
   const app = createApp(engine, {
     ...(webhooks === null ? {} : { webhookQueueDepth: () => webhooks.queueDepth() }),
     ...options.api,
@@ -84,6 +95,7 @@ export async function serve(
     });
   } catch (error) {
     await webhooks?.stop();
+    await gc?.stop();
     throw error;
   }
   const address = server.address();
@@ -106,6 +118,7 @@ export async function serve(
     }
     // Before the engine closes (its owner closes it once this resolves).
     await webhooks?.stop();
+    await gc?.stop();
   };
   return {
     url,

@@ -65,6 +65,8 @@ export type {
   EditResult,
   FileInfo,
   FsckReport,
+  GcOptions,
+  GcReport,
   GrepHit,
   GrepOptions,
   GrepResult,
@@ -146,6 +148,14 @@ export type { Refusal } from './audit/refusal-log.js';
 export { KEY_PREFIX } from './auth/keys.js';
 export type { RateBudgets, RateCount } from './auth/rate-budgets.js';
 export { applyEdits } from './engine/edit.js';
+export {
+  collectGarbage,
+  type GcProgress,
+  type GcRunOptions,
+  type GcSchedule,
+  type GcScheduleOptions,
+  scheduleGc,
+} from './engine/gc.js';
 export {
   type MigrateOptions,
   type MigrateProgress,

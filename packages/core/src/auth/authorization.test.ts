@@ -115,6 +115,7 @@ const OPS: Op[] = [
   { name: 'createPrincipal', level: 'admin', run: (s, t) => s.createPrincipal({ name: `p-${t}` }) },
   { name: 'listPrincipals', level: 'admin', run: (s) => s.listPrincipals() },
   { name: 'fsck', level: 'admin', run: (s) => s.fsck() },
+  { name: 'collectGarbage', level: 'admin', run: (s) => s.collectGarbage({ dryRun: true }) },
   { name: 'verifyAudit', level: 'admin', run: (s) => s.verifyAudit() },
 ];
 

@@ -35,6 +35,7 @@ import {
   unavailableOr,
   workspaceCheck,
 } from './calls.js';
+import { type GcSchedule, type GcScheduleOptions, scheduleGc } from './gc.js';
 import { RUNS, WORKSPACE_OF } from './runs.js';
 import type { Readiness, SatchelEngine } from './satchel-engine.js';
 
@@ -133,6 +134,10 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
         if (webhooks.dispatcher === dispatcher) webhooks.dispatcher = null;
       },
     };
+  }
+
+  startGc(options?: GcScheduleOptions): GcSchedule {
+    return scheduleGc(this.services, options);
   }
 
   async readiness(): Promise<Readiness> {

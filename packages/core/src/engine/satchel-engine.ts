@@ -5,6 +5,7 @@ import type { Refusal } from '../audit/refusal-log.js';
 import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
 import type { WebhookDispatcher, WebhookDispatchOptions } from '../webhooks/dispatcher.js';
+import type { GcSchedule, GcScheduleOptions } from './gc.js';
 
 export interface Readiness {
   readonly ready: boolean;
@@ -32,6 +33,12 @@ export interface SatchelEngine extends Satchel {
    * never do). CONFLICT if one already runs; `close()` stops it first.
    */
   startWebhooks(options?: WebhookDispatchOptions): WebhookDispatcher;
+  /**
+   * Starts garbage collection of content on a schedule (`satchel serve` does): every
+   * `intervalSeconds` (default 3600) a run with `graceSeconds`; on several nodes of one database
+   * the database's `gc` lease lets one run at a time. Stop it before closing the engine.
+   */
+  startGc(options?: GcScheduleOptions): GcSchedule;
   /** Webhook deliveries waiting for an attempt, across all workspaces (for metrics). */
   webhookQueueDepth(): Promise<number>;
   /**
