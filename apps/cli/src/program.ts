@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerAuditCommands } from './commands/audit.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerFileCommands } from './commands/files.js';
+import { registerGcCommand } from './commands/gc.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerInvitationCommands } from './commands/invitations.js';
 import { registerKeyCommands } from './commands/keys.js';
@@ -86,6 +87,7 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerTransferCommands(program, context);
   registerWebhookCommands(program, context);
   registerAuditCommands(program, context);
+  registerGcCommand(program, context);
   registerSearchCommands(program, context);
   registerSyncCommands(program, context);
   registerSandboxCommands(program, context);

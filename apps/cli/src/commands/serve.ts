@@ -1,10 +1,12 @@
 /** `satchel serve`: the REST API over the data directory, until SIGINT or SIGTERM. */
 import type { LogLevel, RateLimitOptions } from '@satchel/api';
+import type { GcReport } from '@satchel/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type Context, durationSeconds, positiveInt } from '../context.js';
 import { commaList } from '../env.js';
 import { usageError } from '../errors.js';
 import { examples } from '../format.js';
+import { graceSeconds } from './gc.js';
 
 /** Commander parser for ports: 0 (any free port) to 65535. */
 function portNumber(value: string): number {
@@ -91,6 +93,13 @@ interface ServeFlags {
   readonly maxUploads?: number;
   readonly allowedHosts?: string[];
   readonly databaseUrl?: string;
+  readonly gcInterval?: number | false;
+  readonly gcGrace?: number;
+}
+
+/** `--gc-interval`: a duration, or `off`. */
+function gcInterval(value: string): number | false {
+  return value.trim() === 'off' ? false : durationSeconds(value);
 }
 
 /** Bind addresses that name no host of their own: every interface. */
@@ -181,6 +190,19 @@ export function registerServeCommand(program: Command, ctx: Context): void {
           '(default: SATCHEL_DATABASE_URL, else embedded SQLite)',
       ),
     )
+    .addOption(
+      new Option(
+        '--gc-interval <duration|off>',
+        'collect garbage (content no version refers to) this often, e.g. 1h, or off; on ' +
+          'several nodes one runs at a time (default 1h)',
+      ).argParser(gcInterval),
+    )
+    .addOption(
+      new Option(
+        '--gc-grace <duration>',
+        'grace period of those runs: newer content is kept (default 1h)',
+      ).argParser(graceSeconds),
+    )
     .action(async (flags: ServeFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const untilStopped = run.io.untilStopped;
@@ -241,12 +263,27 @@ export function registerServeCommand(program: Command, ctx: Context): void {
         ...(bodyIdle === undefined ? {} : { bodyIdleTimeoutSeconds: bodyIdle }),
         ...(maxUploads === undefined ? {} : { maxConcurrentUploads: maxUploads }),
       };
+      const logger = apiOptions.logger;
+      const gc =
+        flags.gcInterval === false
+          ? {}
+          : {
+              gc: {
+                intervalSeconds: flags.gcInterval ?? 3600,
+                ...(flags.gcGrace === undefined ? {} : { graceSeconds: flags.gcGrace }),
+                onRun: (outcome: { report: GcReport } | { error: unknown }) => {
+                  if ('report' in outcome) logger.info({ gc: outcome.report }, 'gc');
+                  else logger.warn({ err: outcome.error }, 'gc failed');
+                },
+              },
+            };
       const server = await api
         .serve(engine, {
           host,
           port,
           api: apiOptions,
           webhooks: {},
+          ...gc,
           ...(headerTimeout === undefined ? {} : { headerTimeoutSeconds: headerTimeout }),
         })
         .catch((error: unknown) => {
@@ -274,5 +311,6 @@ export function registerServeCommand(program: Command, ctx: Context): void {
     'satchel serve --rate-limit 600/60s --log-level warn',
     'SATCHEL_WEBHOOK_ALLOW=127.0.0.1,10.0.0.0/8 satchel serve',
     'satchel serve --database-url postgres://satchel@db.internal:5432/satchel',
+    'satchel serve --gc-interval 6h --gc-grace 2h',
   ]);
 }
