@@ -48,7 +48,9 @@ export function makeS3Client(settings: S3ClientSettings): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: {
-      requestTimeout: settings.requestTimeout ?? 60_000,
+      // Idle time on the socket (no byte either way), also while a body streams; a stall fails
+      // the request, which the SDK (or `get`, for a body) retries.
+      socketTimeout: settings.requestTimeout ?? 60_000,
       connectionTimeout: settings.connectionTimeout ?? 10_000,
     },
   });
