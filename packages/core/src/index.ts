@@ -197,11 +197,15 @@ export { MemoryBlobStore } from './store/memory-blob-store.js';
 export { MetadataStore } from './store/metadata/metadata-store.js';
 export { redactUrl } from './store/metadata/postgres.js';
 export { openSqlite, SQLITE_DIALECT } from './store/metadata/sqlite.js';
+export { S3BlobStore, type S3BlobStoreOptions } from './store/s3-blob-store.js';
 export {
   type BlobsConfig,
+  blobsConfig,
   databaseUrlConfig,
+  describeBlobs,
   type MetadataConfig,
   type PostgresConfig,
+  type S3BlobsConfig,
   type SqliteConfig,
   type StoreConfig,
 } from './store/open-stores.js';

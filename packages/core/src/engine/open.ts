@@ -202,6 +202,8 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
       refusals.close();
       await audit.close();
       await store.close();
+      // Only a store this engine opened: one passed in belongs to the caller.
+      if (options.blobs === undefined) blobs.close?.();
     },
   };
   return new LocalSatchel(services, actorOf(admin, null), createdKey);
