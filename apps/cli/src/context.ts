@@ -8,9 +8,9 @@ import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import {
   ADMIN_KEY_FILE,
+  blobsConfig,
   type CallOptions,
   type ChatProvider,
-  blobsConfig,
   databaseUrlConfig,
   type EmbeddingProvider,
   OpenAiChat,

@@ -153,6 +153,12 @@ export {
   migrateToPostgres,
   type TableCount,
 } from './engine/migrate.js';
+export {
+  type MigrateBlobsOptions,
+  type MigrateBlobsProgress,
+  type MigrateBlobsReport,
+  migrateBlobs,
+} from './engine/migrate-blobs.js';
 export type { OpenSatchelOptions } from './engine/open.js';
 export {
   ADMIN_KEY_FILE,
@@ -197,7 +203,6 @@ export { MemoryBlobStore } from './store/memory-blob-store.js';
 export { MetadataStore } from './store/metadata/metadata-store.js';
 export { redactUrl } from './store/metadata/postgres.js';
 export { openSqlite, SQLITE_DIALECT } from './store/metadata/sqlite.js';
-export { S3BlobStore, type S3BlobStoreOptions } from './store/s3-blob-store.js';
 export {
   type BlobsConfig,
   blobsConfig,
@@ -209,6 +214,7 @@ export {
   type SqliteConfig,
   type StoreConfig,
 } from './store/open-stores.js';
+export { S3BlobStore, type S3BlobStoreOptions } from './store/s3-blob-store.js';
 export {
   DEFAULT_RETRY_SCHEDULE_MS,
   type WebhookDispatcher,

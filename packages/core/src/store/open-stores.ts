@@ -48,8 +48,9 @@ export type BlobsConfig =
 /**
  * The content store `SATCHEL_BLOBS` (or `--blobs`, `--to-blobs`) names: `s3://bucket/prefix`, or
  * a directory (resolved against `cwd`). For S3, `env` supplies `AWS_ENDPOINT_URL_S3` (then
- * path-style addressing is the default) and `SATCHEL_S3_FORCE_PATH_STYLE` (1/0); the SDK reads
- * region and credentials itself. INVALID_INPUT for an s3:// URL without a bucket.
+ * path-style addressing is the default), `SATCHEL_S3_FORCE_PATH_STYLE` (1/0), `AWS_REGION` and
+ * the `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`/`AWS_SESSION_TOKEN` keys; without keys the
+ * SDK's own credential chain applies (profiles, instance and task roles). INVALID_INPUT for an s3:// URL without a bucket.
  */
 export function blobsConfig(
   value: string,
@@ -73,12 +74,28 @@ export function blobsConfig(
   const pathStyle = env.SATCHEL_S3_FORCE_PATH_STYLE;
   const forcePathStyle =
     pathStyle === undefined || pathStyle === '' ? endpoint !== undefined : pathStyle !== '0';
+  // Read here as well as by the SDK, which only sees process.env (the CLI passes its own env).
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined;
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+  const sessionToken = env.AWS_SESSION_TOKEN || undefined;
   return {
     kind: 's3',
     bucket,
     prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`,
     forcePathStyle,
     ...(endpoint === undefined ? {} : { endpoint }),
+    ...(region === undefined ? {} : { region }),
+    // Without keys in the environment, the SDK's chain (profiles, instance roles…) applies.
+    ...(accessKeyId && secretAccessKey
+      ? {
+          credentials: {
+            accessKeyId,
+            secretAccessKey,
+            ...(sessionToken === undefined ? {} : { sessionToken }),
+          },
+        }
+      : {}),
   };
 }
 

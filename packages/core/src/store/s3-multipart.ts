@@ -26,7 +26,11 @@ export interface S3ClientSettings {
   readonly endpoint?: string;
   readonly region?: string;
   readonly forcePathStyle?: boolean;
-  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  readonly credentials?: {
+    readonly accessKeyId: string;
+    readonly secretAccessKey: string;
+    readonly sessionToken?: string;
+  };
   /** Attempts per request, retries included (default 3; the SDK retries 5xx, throttling, resets). */
   readonly maxAttempts?: number;
   /** Milliseconds a request may sit without progress before it fails (default 60 000). */
