@@ -146,6 +146,7 @@ export async function startS3Server(dir: string, bucket = 'satchel'): Promise<S3
         const body = await text(req);
         const numbers = [...body.matchAll(/<PartNumber>(\d+)<\/PartNumber>/g)].map((m) => m[1]);
         const out = createWriteStream(tmp);
+        out.setMaxListeners(0); // one pipeline per part, each adding its listeners
         const md5s = createHash('md5');
         for (const n of numbers) {
           const partPath = join(partsDir, String(n).padStart(5, '0'));
