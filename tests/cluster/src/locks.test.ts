@@ -3,7 +3,7 @@
  * split over two processes that are frozen in turn (SIGSTOP) for longer than the lease. Every
  * acknowledged increment counts; every write of a holder that woke up too late is refused.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -32,6 +32,8 @@ describe.skipIf(base === null)('locks across two nodes', () => {
   let cleanup: (() => Promise<void>)[] = [];
   let nodes: Node[] = [];
   let key = '';
+  let workers: ChildProcess[] = [];
+  let running = true;
 
   beforeAll(async () => {
     const schema = await freshSchema(base ?? '');
@@ -44,6 +46,12 @@ describe.skipIf(base === null)('locks across two nodes', () => {
   });
 
   afterAll(async () => {
+    // Even after a timeout: no frozen or running worker outlives the test.
+    running = false;
+    for (const child of workers) {
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+    }
     for (const step of cleanup) await step().catch(() => undefined);
   });
 
@@ -92,12 +100,12 @@ describe.skipIf(base === null)('locks across two nodes', () => {
           );
         }),
     );
-    // Freeze each process in turn for longer than the lease, while the others go on.
-    let running = true;
+    workers = processes;
+    // Freeze each process in turn for longer than the lease, while the other goes on.
     let freezes = 0;
     const freezer = (async () => {
       for (let turn = 0; running; turn++) {
-        await new Promise((resolve) => setTimeout(resolve, 700));
+        await new Promise((resolve) => setTimeout(resolve, 2000));
         const victim = processes[turn % 2];
         if (!running || !victim || victim.exitCode !== null) continue;
         victim.kill('SIGSTOP');

@@ -118,7 +118,9 @@ describe('satchel serve --database-url', () => {
     });
 
     it('keeps metadata in the database: another data directory sees the same files', async () => {
-      const server = satchel(['serve', '--port', '0', '--database-url', url], {});
+      // Every node (and every local command) on one database seals webhook secrets with one key.
+      const webhookKey = { SATCHEL_WEBHOOK_KEY: Buffer.alloc(32, 7).toString('base64') };
+      const server = satchel(['serve', '--port', '0', '--database-url', url], webhookKey);
       const listening = await new Promise<string>((resolve, reject) => {
         server.process.stdout?.on('data', () => {
           const match = /listening on (http:\/\/\S+)/.exec(server.stdout());
@@ -152,9 +154,17 @@ describe('satchel serve --database-url', () => {
         const cat = satchel(['cat', '/notes.md', '-w', 'shared'], {
           SATCHEL_DATA: other,
           SATCHEL_DATABASE_URL: url,
+          ...webhookKey,
         });
         expect(await cat.exit).toBe(0);
         expect(cat.stdout()).toBe('kept in PostgreSQL');
+        // Without the shared key, its own webhook.key would differ: refused at once, clearly.
+        const alone = satchel(['cat', '/notes.md', '-w', 'shared'], {
+          SATCHEL_DATA: other,
+          SATCHEL_DATABASE_URL: url,
+        });
+        expect(await alone.exit).toBe(2);
+        expect(alone.stderr()).toContain('SATCHEL_WEBHOOK_KEY');
         await expect(access(join(other, 'admin.key'))).rejects.toThrow();
       } finally {
         await rm(other, { recursive: true, force: true });

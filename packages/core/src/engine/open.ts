@@ -119,94 +119,106 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
   if (root) await mkdir(root, { recursive: true, mode: 0o700 });
   const config: StoreConfig = { ...embeddedStores(root), ...options.stores };
   const store = options.metadata ?? (await openMetadata(config.metadata));
-  // Wake-ups between the nodes on one database (one process: delivered in place).
-  const signals =
-    options.signals ??
-    (options.metadata === undefined ? await openSignals(config.metadata) : new LocalSignals());
-  const blobs = options.blobs ?? (await openBlobs(config.blobs));
-  await store.migrate();
-  await store.startLockEpoch();
-  const clock = options.clock ?? Date.now;
-  const { admin, createdKey } = await bootstrapAdmin(
-    store,
-    root ? join(root, ADMIN_KEY_FILE) : null,
-    clock(),
-  );
-  const committer = new GroupCommitter(store);
-  const audit = new AuditLog({
-    store,
-    run: (op) => committer.run(op),
-    checkpointFile: root ? join(root, AUDIT_CHECKPOINT_FILE) : null,
-    ...(options.auditFlushMs === undefined ? {} : { flushDelayMs: options.auditFlushMs }),
-  });
-  const refusals = new RefusalLog({
-    record: (input) => audit.record(input),
-    clock,
-    ...options.refusalAudit,
-  });
-  const waiters = new LockWaiters({ clock, signals });
-  const changes = new ChangeNotifier(signals);
-  const search = new SearchIndex({
-    store,
-    blobs,
-    committer,
-    embeddings: options.embeddings,
-    llm: options.llm,
-  });
-  changes.subscribe((workspace) => search.schedule(workspace));
-  const secrets = new SecretBox(
-    options.webhookKey
-      ? { key: options.webhookKey }
-      : root
-        ? { file: join(root, WEBHOOK_KEY_FILE) }
-        : {},
-  );
-  if (store.dialect.name === 'postgres') await sameWebhookKey(store, secrets);
-  const webhooks = webhookServices(webhookAllow, secrets);
-  const grepWorkers = new GrepWorkers();
-  const rates = new RateBudgets({
-    clock,
-    // Nodes that share a PostgreSQL database share their budgets; one process counts alone.
-    shared: store.dialect.name === 'postgres' ? { committer } : null,
-  });
-  const nameProbes = new NameProbes(options.nameProbes ?? DEFAULT_NAME_PROBE_LIMITS, rates);
+  let opened: Signals | undefined;
+  let openedBlobs: BlobStore | undefined;
+  try {
+    // Wake-ups between the nodes on one database (one process: delivered in place).
+    const signals =
+      options.signals ??
+      (options.metadata === undefined ? await openSignals(config.metadata) : new LocalSignals());
+    opened = signals;
+    const blobs = options.blobs ?? (await openBlobs(config.blobs));
+    if (options.blobs === undefined) openedBlobs = blobs;
+    await store.migrate();
+    await store.startLockEpoch();
+    const clock = options.clock ?? Date.now;
+    const { admin, createdKey } = await bootstrapAdmin(
+      store,
+      root ? join(root, ADMIN_KEY_FILE) : null,
+      clock(),
+    );
+    const committer = new GroupCommitter(store);
+    const audit = new AuditLog({
+      store,
+      run: (op) => committer.run(op),
+      checkpointFile: root ? join(root, AUDIT_CHECKPOINT_FILE) : null,
+      ...(options.auditFlushMs === undefined ? {} : { flushDelayMs: options.auditFlushMs }),
+    });
+    const refusals = new RefusalLog({
+      record: (input) => audit.record(input),
+      clock,
+      ...options.refusalAudit,
+    });
+    const waiters = new LockWaiters({ clock, signals });
+    const changes = new ChangeNotifier(signals);
+    const search = new SearchIndex({
+      store,
+      blobs,
+      committer,
+      embeddings: options.embeddings,
+      llm: options.llm,
+    });
+    changes.subscribe((workspace) => search.schedule(workspace));
+    const secrets = new SecretBox(
+      options.webhookKey
+        ? { key: options.webhookKey }
+        : root
+          ? { file: join(root, WEBHOOK_KEY_FILE) }
+          : {},
+    );
+    if (store.dialect.name === 'postgres') await sameWebhookKey(store, secrets);
+    const webhooks = webhookServices(webhookAllow, secrets);
+    const grepWorkers = new GrepWorkers();
+    const rates = new RateBudgets({
+      clock,
+      // Nodes that share a PostgreSQL database share their budgets; one process counts alone.
+      shared: store.dialect.name === 'postgres' ? { committer } : null,
+    });
+    const nameProbes = new NameProbes(options.nameProbes ?? DEFAULT_NAME_PROBE_LIMITS, rates);
 
-  let closed = false;
-  const services: EngineServices = {
-    store,
-    blobs,
-    committer,
-    audit,
-    refusals,
-    waiters,
-    changes,
-    clock,
-    limits,
-    search,
-    webhooks,
-    grepWorkers,
-    rates,
-    nameProbes,
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      await grepWorkers.close();
-      // Attempts in flight are recorded before the database closes.
-      await webhooks.dispatcher?.stop();
-      waiters.close();
-      changes.close();
-      await signals.close();
-      // The index step under way commits (or not) before the database closes.
-      await search.close();
-      await rates.close();
-      refusals.close();
-      await audit.close();
-      await store.close();
-      // Only a store this engine opened: one passed in belongs to the caller.
-      if (options.blobs === undefined) blobs.close?.();
-    },
-  };
-  return new LocalSatchel(services, actorOf(admin, null), createdKey);
+    let closed = false;
+    const services: EngineServices = {
+      store,
+      blobs,
+      committer,
+      audit,
+      refusals,
+      waiters,
+      changes,
+      clock,
+      limits,
+      search,
+      webhooks,
+      grepWorkers,
+      rates,
+      nameProbes,
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await grepWorkers.close();
+        // Attempts in flight are recorded before the database closes.
+        await webhooks.dispatcher?.stop();
+        waiters.close();
+        changes.close();
+        await signals.close();
+        // The index step under way commits (or not) before the database closes.
+        await search.close();
+        await rates.close();
+        refusals.close();
+        await audit.close();
+        await store.close();
+        // Only a store this engine opened: one passed in belongs to the caller.
+        if (options.blobs === undefined) blobs.close?.();
+      },
+    };
+    return new LocalSatchel(services, actorOf(admin, null), createdKey);
+  } catch (error) {
+    // A failed start leaves nothing open that would keep the process alive.
+    if (options.signals === undefined) await opened?.close().catch(() => undefined);
+    if (options.metadata === undefined) await store.close().catch(() => undefined);
+    openedBlobs?.close?.();
+    throw error;
+  }
 }
 
 /**

@@ -420,7 +420,12 @@ export async function pendingMigrations(
  * Satchel never writes to a schema it does not understand.
  */
 export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectInfo): Promise<void> {
-  const { error, results } = await (await migrator(db, dialect)).migrateToLatest();
+  let { error, results } = await (await migrator(db, dialect)).migrateToLatest();
+  // Kysely looks at the catalog of every schema; PostgreSQL can fail that lookup while another
+  // schema of the database is being dropped. Nothing ran: try again.
+  for (let retry = 0; retry < 3 && /cache lookup failed/.test(String(error)); retry++) {
+    ({ error, results } = await (await migrator(db, dialect)).migrateToLatest());
+  }
   // Kysely's wording when the database has run a migration this build lacks.
   const newer = /previously executed migration (\S+) is missing/.exec(String(error));
   if (newer) {
