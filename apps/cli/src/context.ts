@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import {
   ADMIN_KEY_FILE,
+  blobsConfig,
   type CallOptions,
   type ChatProvider,
   databaseUrlConfig,
@@ -165,6 +166,7 @@ export class Context {
     dataDir: string,
     webhookAllow = this.env.webhookAllow,
     databaseUrl = this.env.databaseUrl,
+    blobs = this.env.blobs,
   ): Promise<SatchelEngine> {
     this.#engine ??= (async () =>
       openSatchel({
@@ -174,10 +176,12 @@ export class Context {
         ...(this.env.webhookKey === undefined
           ? {}
           : { webhookKey: parseWebhookKey(this.env.webhookKey, 'SATCHEL_WEBHOOK_KEY') }),
-        // Metadata in PostgreSQL when a database URL is given; content stays in `dataDir`.
-        ...(databaseUrl === undefined
-          ? {}
-          : { stores: { metadata: databaseUrlConfig(databaseUrl) } }),
+        // Metadata in PostgreSQL when a database URL is given, content in S3 (or another
+        // directory) when SATCHEL_BLOBS is; otherwise both in `dataDir`.
+        stores: {
+          ...(databaseUrl === undefined ? {} : { metadata: databaseUrlConfig(databaseUrl) }),
+          ...(blobs === undefined ? {} : { blobs: blobsConfig(blobs, this.io.env) }),
+        },
       }))();
     return this.#engine;
   }

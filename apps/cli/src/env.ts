@@ -19,6 +19,11 @@ export interface CliEnv {
    */
   readonly databaseUrl: string | undefined;
   /**
+   * Content store instead of `<data>/blobs` (SATCHEL_BLOBS): `s3://bucket/prefix` (endpoint,
+   * region and credentials from the AWS SDK's variables) or a directory.
+   */
+  readonly blobs: string | undefined;
+  /**
    * The key webhook signing secrets are sealed with, base64 of 32 bytes (SATCHEL_WEBHOOK_KEY);
    * unset: `<data>/webhook.key`. Every node of a shared database needs the same one.
    */
@@ -93,6 +98,7 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): CliE
     host: nonEmpty(env.SATCHEL_HOST) ?? DEFAULT_HOST,
     port: nonEmpty(env.SATCHEL_PORT) ?? String(DEFAULT_PORT),
     databaseUrl: nonEmpty(env.SATCHEL_DATABASE_URL),
+    blobs: nonEmpty(env.SATCHEL_BLOBS),
     webhookKey: nonEmpty(env.SATCHEL_WEBHOOK_KEY),
     url: nonEmpty(env.SATCHEL_URL),
     token: nonEmpty(env.SATCHEL_TOKEN),

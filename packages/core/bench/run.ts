@@ -8,6 +8,7 @@ import { auditAppends } from './audit.js';
 import { auditedReads } from './audited-reads.js';
 import { lockRoundTrip } from './locks.js';
 import { smallReads } from './reads.js';
+import { s3Bench } from './s3.js';
 import { searchBench } from './search.js';
 import { streamedWrite } from './stream.js';
 import { syncBench } from './sync.js';
@@ -25,6 +26,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'audited-reads': auditedReads,
   search: searchBench,
   sync: syncBench,
+  s3: s3Bench,
 };
 
 function diskOf(dir: string): string {

@@ -163,6 +163,12 @@ export {
   migrateToPostgres,
   type TableCount,
 } from './engine/migrate.js';
+export {
+  type MigrateBlobsOptions,
+  type MigrateBlobsProgress,
+  type MigrateBlobsReport,
+  migrateBlobs,
+} from './engine/migrate-blobs.js';
 export type { OpenSatchelOptions } from './engine/open.js';
 export {
   ADMIN_KEY_FILE,
@@ -209,12 +215,16 @@ export { redactUrl } from './store/metadata/postgres.js';
 export { openSqlite, SQLITE_DIALECT } from './store/metadata/sqlite.js';
 export {
   type BlobsConfig,
+  blobsConfig,
   databaseUrlConfig,
+  describeBlobs,
   type MetadataConfig,
   type PostgresConfig,
+  type S3BlobsConfig,
   type SqliteConfig,
   type StoreConfig,
 } from './store/open-stores.js';
+export { S3BlobStore, type S3BlobStoreOptions } from './store/s3-blob-store.js';
 export {
   DEFAULT_RETRY_SCHEDULE_MS,
   type WebhookDispatcher,

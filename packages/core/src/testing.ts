@@ -11,3 +11,8 @@ export {
   type TestSchema,
   testDatabaseUrl,
 } from './test-support/postgres.js';
+export {
+  type S3TestServer,
+  startS3Server,
+  TEST_S3_CREDENTIALS,
+} from './test-support/s3-server.js';

@@ -1,6 +1,6 @@
 /**
  * `satchel migrate` against a real PostgreSQL schema: the summary and `--json`, exit 4 for an
- * occupied target, exit 2 for `--to-blobs`, and a run killed with SIGKILL that a second run
+ * occupied target, exit 2 for a bad `--to-blobs`, and a run killed with SIGKILL that a second run
  * finishes. Skipped with one line where the test database is not reachable.
  */
 import { spawn } from 'node:child_process';
@@ -83,7 +83,7 @@ describe.skipIf(unreachable !== null)('satchel migrate', () => {
     }
   });
 
-  it('refuses a target that holds data (exit 4) and --to-blobs (exit 2)', async () => {
+  it('refuses a target that holds data (exit 4) and a bad --to-blobs (exit 2)', async () => {
     const cli = await TestCli.create();
     await populate(cli, 2, 0);
     const schema = await freshSchema();
@@ -94,9 +94,9 @@ describe.skipIf(unreachable !== null)('satchel migrate', () => {
     const occupied = await cli.run(['migrate', '--to-database', url, '--to-schema', schema.name]);
     expect(occupied.code).toBe(4);
     expect(occupied.stderr).toMatch(/target database is not empty \(.*1 workspaces/);
-    const blobs = await cli.run(['migrate', '--to-database', url, '--to-blobs', 's3://b']);
+    const blobs = await cli.run(['migrate', '--to-database', url, '--to-blobs', 's3://B']);
     expect(blobs.code).toBe(2);
-    expect(blobs.stderr).toContain('--to-blobs is not supported yet');
+    expect(blobs.stderr).toContain('not an S3 bucket URL: s3://B');
     const missing = await cli.run(['migrate']);
     expect(missing.code).toBe(2);
   });

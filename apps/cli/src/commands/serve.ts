@@ -93,6 +93,7 @@ interface ServeFlags {
   readonly maxUploads?: number;
   readonly allowedHosts?: string[];
   readonly databaseUrl?: string;
+  readonly blobs?: string;
   readonly gcInterval?: number | false;
   readonly gcGrace?: number;
 }
@@ -186,7 +187,7 @@ export function registerServeCommand(program: Command, ctx: Context): void {
       new Option(
         '--database-url <url>',
         'keep metadata in this PostgreSQL database (postgres://user:password@host:port/db) ' +
-          'instead of the data directory; content stays in the data directory ' +
+          'instead of the data directory ' +
           '(default: SATCHEL_DATABASE_URL, else embedded SQLite)',
       ),
     )
@@ -202,6 +203,14 @@ export function registerServeCommand(program: Command, ctx: Context): void {
         '--gc-grace <duration>',
         'grace period of those runs: newer content is kept (default 1h)',
       ).argParser(graceSeconds),
+    )
+    .addOption(
+      new Option(
+        '--blobs <store>',
+        'keep file content in this S3-compatible bucket (s3://bucket/prefix; endpoint, region ' +
+          'and credentials from AWS_ENDPOINT_URL_S3, AWS_REGION, AWS_ACCESS_KEY_ID, …) or ' +
+          'directory instead of <data>/blobs (default: SATCHEL_BLOBS)',
+      ),
     )
     .action(async (flags: ServeFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
@@ -243,6 +252,7 @@ export function registerServeCommand(program: Command, ctx: Context): void {
         run.dataDir(),
         flags.webhookAllow ?? ctx.env.webhookAllow,
         flags.databaseUrl ?? ctx.env.databaseUrl,
+        flags.blobs ?? ctx.env.blobs,
       );
       const adminKey = ctx.takeCreatedAdminKey(engine);
       // Listening for the signals before saying we listen: a script may signal at once.

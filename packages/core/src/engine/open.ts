@@ -120,6 +120,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
   const config: StoreConfig = { ...embeddedStores(root), ...options.stores };
   const store = options.metadata ?? (await openMetadata(config.metadata));
   let opened: Signals | undefined;
+  let openedBlobs: BlobStore | undefined;
   try {
     // Wake-ups between the nodes on one database (one process: delivered in place).
     const signals =
@@ -127,6 +128,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
       (options.metadata === undefined ? await openSignals(config.metadata) : new LocalSignals());
     opened = signals;
     const blobs = options.blobs ?? (await openBlobs(config.blobs));
+    if (options.blobs === undefined) openedBlobs = blobs;
     await store.migrate();
     await store.startLockEpoch();
     const clock = options.clock ?? Date.now;
@@ -205,6 +207,8 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
         refusals.close();
         await audit.close();
         await store.close();
+        // Only a store this engine opened: one passed in belongs to the caller.
+        if (options.blobs === undefined) blobs.close?.();
       },
     };
     return new LocalSatchel(services, actorOf(admin, null), createdKey);
@@ -212,6 +216,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
     // A failed start leaves nothing open that would keep the process alive.
     if (options.signals === undefined) await opened?.close().catch(() => undefined);
     if (options.metadata === undefined) await store.close().catch(() => undefined);
+    openedBlobs?.close?.();
     throw error;
   }
 }

@@ -47,4 +47,7 @@ export interface BlobStore {
 
   /** Removes content (for garbage collection of orphans); absent content is not an error. */
   delete(hash: string): Promise<void>;
+
+  /** Releases what the store holds open (an S3 client's connections); optional. */
+  close?(): void;
 }

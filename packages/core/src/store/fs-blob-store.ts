@@ -144,6 +144,17 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  /**
+   * The stored bytes of `hash` and their size, NOT verified: for copying content into another
+   * store, which hashes what it receives (`satchel migrate --to-blobs`). INTEGRITY if missing.
+   */
+  async raw(hash: string): Promise<{ size: number; bytes: AsyncIterable<Uint8Array> }> {
+    checkHash(hash);
+    const fh = await this.#openContent(hash);
+    const { size } = await fh.stat();
+    return { size, bytes: fh.createReadStream({ highWaterMark: IO_SIZE }) };
+  }
+
   async has(hash: string): Promise<boolean> {
     checkHash(hash);
     try {
