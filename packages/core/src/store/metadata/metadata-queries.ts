@@ -18,6 +18,7 @@ import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './
 import { SearchQueries } from './search-queries.js';
 import type { Database } from './tables.js';
 import { TransferQueries } from './transfer-queries.js';
+import { UploadQueries } from './upload-queries.js';
 import { WebhookQueries } from './webhook-queries.js';
 
 /** Queries usable both outside and inside a transaction. */
@@ -40,6 +41,8 @@ export class MetadataQueries {
   readonly search: SearchQueries;
   /** Rate-limit windows shared by the nodes of one database (rate-queries.ts). */
   readonly rates: RateQueries;
+  /** Resumable upload sessions, their parts, used signed URLs (upload-queries.ts). */
+  readonly uploads: UploadQueries;
 
   constructor(
     protected readonly db: Kysely<Database>,
@@ -54,6 +57,7 @@ export class MetadataQueries {
     this.webhooks = new WebhookQueries(db, dialect);
     this.search = new SearchQueries(db, dialect);
     this.rates = new RateQueries(db);
+    this.uploads = new UploadQueries(db);
   }
 
   /**
