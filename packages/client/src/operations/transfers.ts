@@ -99,7 +99,8 @@ export const createUploadUrl = operation({
   result: TransferUrlSchema,
   access: { workspace: 'file.write', paths: ([, path]) => [path] },
   auditPath: ([, path]) => path,
-  mutates: false,
+  // Signing changes nothing yet, but the URL writes: a read-only frontend must not offer it.
+  mutates: true,
   http: { custom: 'POST …/files/<path>?upload-url shares the file route (routes/files.ts)' },
 });
 
