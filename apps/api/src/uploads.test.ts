@@ -4,8 +4,17 @@
  * result is byte-identical. Size: SATCHEL_RESUME_TEST_MB (default 32; the bench uses 200).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { RemoteSatchel, type ResumableSource, resumableUpload } from '@satchel/core';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  LocalTree,
+  RemoteSatchel,
+  type ResumableSource,
+  resumableUpload,
+  syncOnce,
+} from '@satchel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, serve } from './serve.js';
 import { createHarness, type Harness, problemOf } from './test-support/harness.js';
@@ -257,5 +266,37 @@ describe('resumable uploads', () => {
       await h.engine.setMember('demo', 'ed', 'editor');
     }
     expect((await mine.completeUpload('demo', upload.id)).size).toBe(3);
+  });
+
+  it('lets sync resume a large file a reset sandbox left half-uploaded', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'satchel-sync-resume-'));
+    try {
+      const content = randomBytes(3 * MB);
+      const sha256 = createHash('sha256').update(content).digest('hex');
+      await writeFile(join(dir, 'model.bin'), content);
+      const remote = new RemoteSatchel({ url: server.url, token: h.keys.editor });
+      // The sandbox died after 2 MiB of the file had reached the server.
+      await h.engine.createWorkspace('synced');
+      await h.engine.setMember('synced', 'ed', 'editor');
+      const upload = await remote.createUpload('synced', '/model.bin', {
+        size: content.length,
+        sha256,
+        ifNoneMatch: '*',
+      });
+      await remote.appendUpload('synced', upload.id, 0, content.subarray(0, 2 * MB));
+      const report = await syncOnce({
+        satchel: remote,
+        workspace: 'synced',
+        tree: new LocalTree(dir),
+        mode: 'push',
+        resumableAbove: MB,
+      });
+      expect(report.uploaded).toBe(1);
+      expect((await h.engine.stat('synced', '/model.bin')).hash).toBe(sha256);
+      // The half-done session was the one completed (a new one would have left it behind).
+      expect(await remote.listUploads('synced')).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

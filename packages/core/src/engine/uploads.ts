@@ -229,8 +229,9 @@ async function* assembled(ctx: EngineContext, row: UploadRecord): AsyncGenerator
  * Writes the uploaded bytes as one new version of the session's path, through the write path of
  * `writeFile`: authorised again now (the key may have lost access since), preconditions and
  * locks checked, audited, durable. CONFLICT (`reason: 'incomplete'`) before all bytes arrived;
- * INVALID_INPUT (`reason: 'hash_mismatch'`) when the bytes do not hash to the declared SHA-256
- * (the session is dropped: start again).
+ * INVALID_INPUT (`reason: 'hash_mismatch'`) when the bytes do not hash to the declared SHA-256,
+ * and PRECONDITION_FAILED when its ifMatch / ifNoneMatch no longer hold: both drop the session
+ * (start again).
  */
 export async function completeUpload(
   ctx: EngineContext,
@@ -247,6 +248,25 @@ export async function completeUpload(
     );
   }
   const options: WriteOptions = parseOptions(WriteOptionsSchema, JSON.parse(row.options));
+  try {
+    return await completeChecked(ctx, workspace, row, options);
+  } catch (error) {
+    // Its conditions can never hold again (the head moved on): drop it, so no later run
+    // resumes a write that is bound to fail; the caller starts again from what it knows now.
+    if (error instanceof SatchelError && error.code === 'PRECONDITION_FAILED') {
+      await ctx.store.transaction((tx) => tx.uploads.delete(id));
+    }
+    throw error;
+  }
+}
+
+async function completeChecked(
+  ctx: EngineContext,
+  workspace: string,
+  row: UploadRecord,
+  options: WriteOptions,
+): Promise<FileInfo> {
+  const id = row.id;
   await precheck(ctx, workspace, row.path, options);
   const stored = await ingest(assembled(ctx, row), ctx.limits, ctx.blobs);
   if (row.sha256 !== null && stored.hash !== row.sha256) {
