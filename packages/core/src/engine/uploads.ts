@@ -43,6 +43,29 @@ function uploadOut(row: UploadRecord): Upload {
   };
 }
 
+/**
+ * Parts being stored by this process, by upload id. A client that lost its connection mid-part
+ * asks for the offset at once, often before this node has finished keeping what arrived: an
+ * offset read or a new part waits (bounded) for the part in flight, so the answer counts it and
+ * the client does not send those bytes again. Another node does not see this; there the cost of
+ * the race is one part sent twice (the second refused as CONFLICT with the offset).
+ */
+const partsInFlight = new Map<string, Promise<unknown>>();
+const SETTLE_MS = 10_000;
+
+async function settled(id: string): Promise<void> {
+  const pending = partsInFlight.get(id);
+  if (pending === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    pending.catch(() => undefined),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, SETTLE_MS);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 function noSuchUpload(id: string): SatchelError {
   return new SatchelError('NOT_FOUND', `upload ${id} not found (finished, cancelled or expired)`, {
     upload: id,
@@ -58,6 +81,7 @@ async function ownUpload(
   validateWorkspaceName(workspace);
   if (typeof id !== 'string' || id.length === 0 || id.length > 100) throw noSuchUpload(String(id));
   const ws = await requireWorkspace(ctx.store, workspace);
+  await settled(id);
   const row = await ctx.store.uploads.byId(ws.id, id);
   if (!row || row.principalId !== ctx.actor.principalId || row.expiresAt <= ctx.clock()) {
     throw noSuchUpload(id);
@@ -121,6 +145,8 @@ export async function listUploads(
   validateWorkspaceName(workspace);
   const { path } = parseOptions(ListUploadsSchema, rawOptions ?? {});
   const ws = await requireWorkspace(ctx.store, workspace);
+  const open = await ctx.store.uploads.live(ws.id, ctx.actor.principalId, ctx.clock());
+  await Promise.all(open.map((row) => settled(row.id)));
   const rows = await ctx.store.uploads.live(
     ws.id,
     ctx.actor.principalId,
@@ -162,6 +188,24 @@ export async function appendUpload(
   content: Content,
 ): Promise<Upload> {
   const row = await ownUpload(ctx, workspace, id);
+  if (partsInFlight.has(id)) throw offsetMismatch(row);
+  const done = storePart(ctx, idleSeconds, row, offset, content);
+  partsInFlight.set(id, done);
+  try {
+    return await done;
+  } finally {
+    if (partsInFlight.get(id) === done) partsInFlight.delete(id);
+  }
+}
+
+async function storePart(
+  ctx: EngineContext,
+  idleSeconds: number,
+  row: UploadRecord,
+  offset: number,
+  content: Content,
+): Promise<Upload> {
+  const id = row.id;
   if (!Number.isSafeInteger(offset) || offset < 0) {
     throw new SatchelError('INVALID_INPUT', 'offset must be a non-negative integer', {
       field: 'offset',
