@@ -43,6 +43,9 @@ async function writtenBefore0006(data: string): Promise<void> {
     // Later migrations go too: they run again, in order, after 0006.
     db.exec('drop table invitations');
     db.exec('drop table rate_windows');
+    for (const table of ['upload_parts', 'upload_sessions', 'used_transfer_tokens']) {
+      db.exec(`drop table ${table}`);
+    }
     db.exec("delete from kysely_migration where name >= '0006'");
     const rows = db.prepare('select * from audit order by idx').all() as Row[];
     const update = db.prepare('update audit set prev_hash = ?, hash = ? where idx = ?');
