@@ -89,6 +89,12 @@ describe('upload URLs', () => {
       const res = await put(`${server.url}/signed/${forged}.${signature}`, 'forged');
       expect(await refusal(res)).toEqual({ status: 401, reason: 'invalid' });
     }
+    // Refusals are audited at the server level, without the token.
+    const log = await world.engine.listAudit({ server: true, limit: 1000 });
+    const refused = log.items.filter((e) => e.action === 'PUT /signed');
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused[0]).toMatchObject({ outcome: 'refused', code: 'UNAUTHENTICATED' });
+    expect(JSON.stringify(log)).not.toContain(signature);
     // A GET of an upload URL is not a download of the path.
     const get = await fetch(url);
     expect(await refusal(get)).toEqual({ status: 401, reason: 'kind' });

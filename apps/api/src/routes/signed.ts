@@ -4,7 +4,7 @@
  * URL`), with no API key: the token is the authority, checked by the engine, which then acts
  * as the key that signed it. Downloads are always attachments, never rendered by a browser.
  */
-import { baseName, type SatchelEngine } from '@satchel/core';
+import { baseName, isSatchelError, type SatchelEngine } from '@satchel/core';
 import { create as contentDisposition } from 'content-disposition';
 import { Hono } from 'hono';
 import type { ApiEnv } from '../api-env.js';
@@ -21,6 +21,15 @@ export function signedRoutes(engine: SatchelEngine, config: RouteConfig): Hono<A
     await next();
     c.header('Cache-Control', 'no-store');
     c.header('Referrer-Policy', 'no-referrer');
+    // A refused URL (forged, expired, used, its signer revoked) is audited at the server level
+    // like a refused key; the token itself is never recorded.
+    if (isSatchelError(c.error, 'UNAUTHENTICATED')) {
+      engine.auditRefusal({
+        source: 'signed-url',
+        code: 'UNAUTHENTICATED',
+        action: `${c.req.method} /signed`,
+      });
+    }
   });
 
   app.put('/signed/:token', async (c) => {
