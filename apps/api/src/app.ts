@@ -19,7 +19,9 @@ import { historyRoutes } from './routes/history.js';
 import { lockRoutes } from './routes/locks.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { operationRoutes } from './routes/operations.js';
+import { signedRoutes } from './routes/signed.js';
 import { treeRoutes } from './routes/tree.js';
+import { uploadRoutes } from './routes/uploads.js';
 
 export interface ApiOptions {
   /** Largest upload (PUT, append) in bytes; 413 above. Default: core's maximum file size. */
@@ -223,13 +225,15 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
     guard.push(rateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, engine));
   }
   app.use('/v1/*', ...guard);
-  app.on(
-    ['PUT', 'POST'],
-    '/v1/workspaces/:ws/files/*',
-    concurrentUploads(options.maxConcurrentUploads ?? 32, engine),
-  );
+  const uploads = concurrentUploads(options.maxConcurrentUploads ?? 32, engine);
+  app.on(['PUT', 'POST'], '/v1/workspaces/:ws/files/*', uploads);
+  app.on('PATCH', '/v1/workspaces/:ws/uploads/:id', uploads);
+  // Signed transfer URLs carry their own authority: no bearer key (routes/signed.ts).
+  app.route('/', signedRoutes(engine, config));
   // The operation table's routes first: `GET …/files` lists before the file wildcard reads.
   for (const routes of [
+    // Before the derived routes: its GET answers with the Upload-Offset headers too.
+    uploadRoutes(config),
     operationRoutes(config),
     fileRoutes(config),
     treeRoutes(config),

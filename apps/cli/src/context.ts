@@ -173,6 +173,9 @@ export class Context {
         data: dataDir,
         ...searchProviders(this.env),
         ...(webhookAllow === undefined ? {} : { webhookAllow }),
+        ...(this.env.publicUrl === undefined
+          ? {}
+          : { transfers: { publicUrl: this.env.publicUrl } }),
         ...(this.env.webhookKey === undefined
           ? {}
           : { webhookKey: parseWebhookKey(this.env.webhookKey, 'SATCHEL_WEBHOOK_KEY') }),

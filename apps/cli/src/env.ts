@@ -50,6 +50,13 @@ export interface CliEnv {
   readonly allowedHosts: string[] | undefined;
   /** Uploads per key at once on `satchel serve` as given (SATCHEL_MAX_UPLOADS). */
   readonly maxUploads: string | undefined;
+  /** Base URL of signed transfer URLs (SATCHEL_PUBLIC_URL): what people and agents reach. */
+  readonly publicUrl: string | undefined;
+  /**
+   * Files at least this large go to a server as resumable uploads (`put`, `sync`), as given
+   * (SATCHEL_UPLOAD_THRESHOLD: bytes, or with a unit, `8MiB`); the context validates it.
+   */
+  readonly uploadThreshold: string | undefined;
   /** API key of CodeSandbox for `satchel sandbox run --provider codesandbox` (CSB_API_KEY). */
   readonly csbApiKey: string | undefined;
 }
@@ -112,5 +119,7 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): CliE
     maxUploads: nonEmpty(env.SATCHEL_MAX_UPLOADS),
     allowedHosts: commaList(env.SATCHEL_ALLOWED_HOSTS),
     csbApiKey: nonEmpty(env.CSB_API_KEY),
+    publicUrl: nonEmpty(env.SATCHEL_PUBLIC_URL),
+    uploadThreshold: nonEmpty(env.SATCHEL_UPLOAD_THRESHOLD),
   };
 }

@@ -36,6 +36,13 @@ export interface Progress {
   track<T extends Uint8Array | string>(source: AsyncIterable<T>): AsyncIterable<T>;
   /** Counts `bytes` more. */
   add(bytes: number): void;
+  /**
+   * A resumed transfer: `bytes` were already there before this run. They count as done and
+   * the bar says `resumed at …`, but they do not count into the speed or the ETA.
+   */
+  resume(bytes: number): void;
+  /** Sets the amount done (a resumable upload reports absolute offsets; it can move back). */
+  set(bytes: number): void;
   /** Draws the final state and ends the bar's line; nothing if no bar was drawn. Idempotent. */
   stop(): void;
 }
@@ -48,6 +55,8 @@ export function progressEnabled(io: Io): boolean {
 const NONE: Progress = {
   track: (source) => source,
   add: () => undefined,
+  resume: () => undefined,
+  set: () => undefined,
   stop: () => undefined,
 };
 
@@ -68,7 +77,7 @@ export function progressBar(options: ProgressOptions): Progress {
   const bar = new SingleBar({
     stream,
     format: known
-      ? `${label} [{bar}] {percentage}% {done}/{size} {speed} ETA {left}`
+      ? `${label} [{bar}] {percentage}% {done}/{size}{resumed} {speed} ETA {left}`
       : `${label} {done} {speed}`,
     barsize: 24,
     barCompleteChar: '#',
@@ -80,17 +89,21 @@ export function progressBar(options: ProgressOptions): Progress {
   });
   const started = Date.now();
   let bytes = 0;
+  /** Bytes that were there before this run (a resumed upload): done, but not moved now. */
+  let resumed = 0;
   let drawing = false;
   let stopped = false;
 
   const payload = () => {
     const elapsed = Date.now() - started;
-    const rate = elapsed > 0 ? bytes / elapsed : 0;
+    const moved = Math.max(0, bytes - resumed);
+    const rate = elapsed > 0 ? moved / elapsed : 0;
     const left = known && rate > 0 ? humanDuration((total - bytes) / rate) : '-';
     return {
       done: show(bytes),
       size: show(total ?? bytes),
-      speed: speed(bytes, elapsed, show),
+      resumed: resumed > 0 ? ` (resumed at ${show(resumed)})` : '',
+      speed: speed(moved, elapsed, show),
       left,
     };
   };
@@ -108,6 +121,13 @@ export function progressBar(options: ProgressOptions): Progress {
 
   return {
     add,
+    resume(n) {
+      resumed = n;
+      add(n - bytes);
+    },
+    set(n) {
+      add(n - bytes);
+    },
     async *track(source) {
       for await (const piece of source) {
         add(typeof piece === 'string' ? Buffer.byteLength(piece) : piece.byteLength);

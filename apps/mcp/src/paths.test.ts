@@ -37,6 +37,8 @@ const CALLS: Array<[string, (path: string) => Record<string, unknown>]> = [
   ['get_changes', (path) => ({ path })],
   ['lock_file', (path) => ({ path })],
   ['list_locks', (path) => ({ path })],
+  ['create_upload_url', (path) => ({ path })],
+  ['create_download_url', (path) => ({ path })],
 ];
 
 describe('path attacks', () => {

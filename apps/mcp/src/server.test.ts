@@ -21,6 +21,7 @@ const READ_TOOLS = [
   'list_workspaces',
   'list_members',
   'list_invitations',
+  'create_download_url',
 ];
 const WRITE_TOOLS = [
   'write_file',
@@ -38,6 +39,7 @@ const WRITE_TOOLS = [
   'set_member',
   'accept_invitation',
   'decline_invitation',
+  'create_upload_url',
 ];
 
 // Tools about the caller rather than one workspace.

@@ -14,6 +14,7 @@ import { lockTools } from './tools/locks.js';
 import { memberTools } from './tools/members.js';
 import { readTools } from './tools/read.js';
 import { searchTools } from './tools/search.js';
+import { transferTools } from './tools/transfers.js';
 import { treeTools } from './tools/tree.js';
 import { workspaceTools } from './tools/workspaces.js';
 
@@ -40,6 +41,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   ...treeTools,
   ...searchTools,
   ...historyTools,
+  ...transferTools,
   ...lockTools,
   ...workspaceTools,
   ...memberTools,

@@ -94,8 +94,10 @@ export type {
   TextSlice,
   Transfer,
   TransferOffer,
+  TransferUrl,
   UpdateWebhook,
   UpdateWorkspace,
+  Upload,
   Version,
   Webhook,
   WebhookAttempt,
@@ -136,3 +138,12 @@ export {
 } from './sync/sync.js';
 export { STATE_DIR, type SyncTree, type TreeEntry, type TreeWatcher } from './sync/tree.js';
 export { type WatchOptions, watch as watchSync } from './sync/watch.js';
+export {
+  DEFAULT_PART_SIZE,
+  DEFAULT_RESUMABLE_THRESHOLD,
+  type ResumableSource,
+  type ResumableUploadOptions,
+  resumableUpload,
+  skipBytes,
+  sourceHash,
+} from './transfer/resumable-upload.js';

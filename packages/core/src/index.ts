@@ -97,8 +97,10 @@ export type {
   TextSlice,
   Transfer,
   TransferOffer,
+  TransferUrl,
   UpdateWebhook,
   UpdateWorkspace,
+  Upload,
   Version,
   Webhook,
   WebhookAttempt,
@@ -144,6 +146,15 @@ export {
   type TreeWatcher,
 } from '@satchel/client/sync/tree.js';
 export { type WatchOptions, watch as watchSync } from '@satchel/client/sync/watch.js';
+export {
+  DEFAULT_PART_SIZE,
+  DEFAULT_RESUMABLE_THRESHOLD,
+  type ResumableSource,
+  type ResumableUploadOptions,
+  resumableUpload,
+  skipBytes,
+  sourceHash,
+} from '@satchel/client/transfer/resumable-upload.js';
 export type { Refusal } from './audit/refusal-log.js';
 export { KEY_PREFIX } from './auth/keys.js';
 export type { RateBudgets, RateCount } from './auth/rate-budgets.js';

@@ -4,7 +4,8 @@
  * over a live server in apps/api, through `@satchel/core/testing`): the same calls give the
  * same results and fail with the same codes, messages and data. Workspaces and files are here;
  * batches, the tree and history in satchel.contract-tree.ts; locks, access, audit, the change
- * feed and refusals in satchel.contract-access.ts; webhooks in satchel.contract-webhooks.ts.
+ * feed and refusals in satchel.contract-access.ts; webhooks in satchel.contract-webhooks.ts;
+ * resumable uploads and signed URLs in satchel.contract-uploads.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -13,6 +14,7 @@ import type { Satchel } from '@satchel/client/operations/satchel.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessBehaviour } from './satchel.contract-access.js';
 import { treeBehaviour } from './satchel.contract-tree.js';
+import { uploadBehaviour } from './satchel.contract-uploads.js';
 import { webhookBehaviour } from './satchel.contract-webhooks.js';
 
 /** One implementation on a fresh data directory, reached through API keys. */
@@ -112,6 +114,7 @@ export function runSatchelContract(name: string, make: () => Promise<SatchelFixt
     treeBehaviour(w);
     accessBehaviour(w);
     webhookBehaviour(w);
+    uploadBehaviour(w);
   });
 }
 

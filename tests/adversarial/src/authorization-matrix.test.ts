@@ -86,6 +86,7 @@ const BODIES: Record<string, unknown> = {
   setMember: { role: 'viewer' },
   createWebhook: { url: 'https://hooks.example.com/x', events: ['write'] },
   updateWebhook: { enabled: false },
+  createUpload: { path: '/notes.md', size: 3 },
 };
 const QUERIES: Record<string, string> = { grep: '?pattern=hello', search: '?q=hello' };
 const DESTRUCTIVE = new Set(['deleteWorkspace', 'offerTransfer']);
@@ -183,6 +184,16 @@ const HAND_WRITTEN: Route[] = [
     access: { workspace: 'audit.read' },
   },
   { name: 'listAudit (all)', method: 'GET', path: '/v1/audit', access: { global: 'admin' } },
+  {
+    name: 'appendUpload',
+    method: 'PATCH',
+    path: '/v1/workspaces/demo/uploads/no-such-upload',
+    headers: { 'Upload-Offset': '0' },
+    body: 'bytes',
+    access: { workspace: 'file.write' },
+  },
+  { name: 'createUploadUrl', method: 'POST', path: `${FILE}?upload-url`, access: WRITE },
+  { name: 'createDownloadUrl', method: 'POST', path: `${FILE}?download-url`, access: READ },
   { name: 'exportAudit', method: 'GET', path: '/v1/audit/export', access: { global: 'admin' } },
 ];
 

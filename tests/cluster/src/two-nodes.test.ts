@@ -208,4 +208,45 @@ describe.skipIf(base === null)('two nodes, one database', () => {
     await until(async () => (await agent(b.url, '/v1/whoami')).status === 401, 1000);
     expect(Date.now() - revokedAt).toBeLessThan(1000);
   });
+
+  it('a resumable upload takes its parts and its completion on either node', async () => {
+    const content = Buffer.alloc(3 * 1024 * 1024, 7);
+    const created = await admin(a.url, '/v1/workspaces/ws/uploads', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ path: '/across.bin', size: content.length }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const third = content.length / 3;
+    for (let i = 0; i < 3; i++) {
+      const node = nodes[i % 2] ?? '';
+      const head = await admin(node, `/v1/workspaces/ws/uploads/${id}`, { method: 'HEAD' });
+      expect(head.headers.get('Upload-Offset')).toBe(String(i * third));
+      const part = await admin(node, `/v1/workspaces/ws/uploads/${id}`, {
+        method: 'PATCH',
+        headers: { 'Upload-Offset': String(i * third) },
+        body: content.subarray(i * third, (i + 1) * third),
+      });
+      expect(part.status).toBe(200);
+    }
+    const done = await admin(b.url, `/v1/workspaces/ws/uploads/${id}/complete`, { method: 'POST' });
+    expect(done.status).toBe(200);
+    const read = await admin(a.url, '/v1/workspaces/ws/files/across.bin');
+    expect(Buffer.compare(Buffer.from(await read.arrayBuffer()), content)).toBe(0);
+  });
+
+  it('a signed upload URL made on one node works once, on any node', async () => {
+    const signed = await admin(a.url, '/v1/workspaces/ws/files/signed.txt?upload-url', {
+      method: 'POST',
+    });
+    expect(signed.status).toBe(201);
+    const { url } = (await signed.json()) as { url: string };
+    const token = url.split('/signed/')[1] ?? '';
+    const first = await fetch(`${b.url}/signed/${token}`, { method: 'PUT', body: 'once' });
+    expect(first.status).toBe(200);
+    const again = await fetch(`${a.url}/signed/${token}`, { method: 'PUT', body: 'twice' });
+    expect(again.status).toBe(401);
+    expect(await (await admin(a.url, '/v1/workspaces/ws/files/signed.txt')).text()).toBe('once');
+  });
 });

@@ -23,6 +23,8 @@ import {
   SearchStatusSchema,
   TransferOfferSchema,
   TransferSchema,
+  TransferUrlSchema,
+  UploadSchema,
   VersionSchema,
   WebhookDeliverySchema,
   WebhookSchema,
@@ -97,6 +99,9 @@ export const OUTPUT_SCHEMAS = {
   SearchResult: SearchResultSchema,
   AskResult: AskResultSchema,
   SearchStatus: SearchStatusSchema,
+  Upload: UploadSchema,
+  UploadPage: pageSchema(UploadSchema),
+  TransferUrl: TransferUrlSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /**

@@ -4,6 +4,7 @@ import { INPUT_SCHEMAS, OUTPUT_SCHEMAS } from './components.js';
 import { derivedOperations } from './derived.js';
 import { AUDIT_OPERATIONS, MCP_OPERATIONS, SERVICE_OPERATIONS } from './operations-admin.js';
 import { FILE_OPERATIONS } from './operations-files.js';
+import { TRANSFER_OPERATIONS } from './operations-transfers.js';
 import {
   type ContentSpec,
   type OperationSpec,
@@ -24,6 +25,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...SERVICE_OPERATIONS,
   ...DERIVED.operations,
   ...FILE_OPERATIONS,
+  ...TRANSFER_OPERATIONS,
   ...AUDIT_OPERATIONS,
   ...MCP_OPERATIONS,
 ];

@@ -124,14 +124,22 @@ export const FILE_OPERATIONS: readonly OperationSpec[] = [
     method: 'POST',
     path: FILES,
     tag: 'files',
-    summary: 'Append to a file (?append)',
+    summary: 'Append to a file (?append), or sign a transfer URL (?upload-url, ?download-url)',
+    description:
+      '`?append`: the raw body is appended. `?upload-url` / `?download-url`: the optional JSON ' +
+      'body holds the options (size, sha256, expiresIn, …) and the answer is 201 `{url, expiresAt}`.',
     params: [
-      { name: 'append', in: 'query', schema: z.string(), description: 'required', required: true },
+      { name: 'append', in: 'query', schema: z.string(), description: 'append the body' },
+      { name: 'upload-url', in: 'query', schema: z.string(), description: 'sign an upload URL' },
+      { name: 'download-url', in: 'query', schema: z.string(), description: 'sign a download URL' },
       header('If-Match', 'append only if the head is this ETag'),
       ...MUTATION_HEADERS,
     ],
     body: { raw: 'application/octet-stream' },
-    responses: { 200: FILE_INFO },
+    responses: {
+      200: FILE_INFO,
+      201: { description: 'a signed transfer URL', content: [{ json: 'TransferUrl' }] },
+    },
     errors: [400, 403, 404, 409, 412, 413, 423],
   },
   {

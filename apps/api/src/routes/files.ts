@@ -9,6 +9,7 @@ import {
   isSatchelError,
   type Satchel,
 } from '@satchel/core';
+import { DownloadUrlOptionsSchema, UploadUrlOptionsSchema } from '@satchel/core/schemas';
 import { type Context, Hono } from 'hono';
 import type { ApiEnv } from '../api-env.js';
 import type { RouteConfig } from '../app.js';
@@ -22,7 +23,14 @@ import {
 } from '../http/conditional.js';
 import { CONTENT_SAFETY_HEADERS, dispositionOf } from '../http/content-safety.js';
 import { contentRange, type SelectedRange, selectRange } from '../http/range.js';
-import { mutationOptions, queryBool, queryInt, sessionOption, urlPath } from '../input.js';
+import {
+  mutationOptions,
+  queryBool,
+  queryInt,
+  readJson,
+  sessionOption,
+  urlPath,
+} from '../input.js';
 import { HttpError } from '../problem.js';
 
 type Ctx = Context<ApiEnv>;
@@ -60,7 +68,7 @@ export function encodedPath(path: string): string {
  * size, digest, the content-safety headers (http/content-safety.ts), and `Satchel-Path`, `Satchel-Author`, `Satchel-Session` (percent-encoded, absent
  * without a label) and `Satchel-Modified` (ISO 8601 with milliseconds).
  */
-function readHeaders(info: FileInfo, pinned: boolean): Record<string, string> {
+export function readHeaders(info: FileInfo, pinned: boolean): Record<string, string> {
   const headers: Record<string, string> = {
     ...versionHeaders(info),
     'Satchel-Type': info.type,
@@ -151,6 +159,28 @@ async function refuseBody(body: AsyncIterable<Uint8Array> | string): Promise<voi
   for await (const piece of body) if (piece.byteLength > 0) throw refused();
 }
 
+/**
+ * `POST …/files/<path>?upload-url` / `?download-url` with the options as an optional JSON body:
+ * `{url, expiresAt}`. Without SATCHEL_PUBLIC_URL the engine signs a relative URL, made absolute
+ * here with the origin the request reached.
+ */
+async function transferUrl(
+  c: Context<ApiEnv, '/workspaces/:ws/files/*'>,
+  config: RouteConfig,
+): Promise<Response> {
+  const satchel = c.get('satchel');
+  const ws = c.req.param('ws');
+  const path = urlPath(c, PATH_OFFSET);
+  const upload = c.req.query('upload-url') !== undefined;
+  const schema = upload ? UploadUrlOptionsSchema : DownloadUrlOptionsSchema;
+  const options = await readJson(c, schema, config.maxJsonBytes, { optional: true });
+  const signed = upload
+    ? await satchel.createUploadUrl(ws, path, options)
+    : await satchel.createDownloadUrl(ws, path, options);
+  const url = signed.url.startsWith('/') ? `${new URL(c.req.url).origin}${signed.url}` : signed.url;
+  return c.json({ ...signed, url }, 201, { 'Cache-Control': 'no-store' });
+}
+
 /** Routes under /v1/workspaces/:ws/files. */
 export function fileRoutes(config: RouteConfig): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -189,10 +219,15 @@ export function fileRoutes(config: RouteConfig): Hono<ApiEnv> {
   });
 
   app.post('/workspaces/:ws/files/*', async (c) => {
+    if (c.req.query('upload-url') !== undefined || c.req.query('download-url') !== undefined) {
+      return transferUrl(c, config);
+    }
     if (c.req.query('append') === undefined) {
-      throw new HttpError('INVALID_INPUT', 'POST to a file appends to it: add ?append', {
-        data: { field: 'append' },
-      });
+      throw new HttpError(
+        'INVALID_INPUT',
+        'POST to a file appends to it (?append) or signs a URL (?upload-url, ?download-url)',
+        { data: { field: 'append' } },
+      );
     }
     const { satchel, ws, path, options, body } = await upload(c, false);
     const info = await satchel.appendFile(ws, path, body, options);

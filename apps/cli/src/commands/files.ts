@@ -9,6 +9,7 @@ import { usageError } from '../errors.js';
 import { colorDiff, examples } from '../format.js';
 import { localTarget, openLocal, writeLocalAtomically } from '../local.js';
 import { type Progress, progressBar, progressEnabled } from '../progress.js';
+import { putResumable, resumes, uploadThreshold } from '../uploads.js';
 
 interface CatFlags {
   readonly version?: number;
@@ -120,21 +121,34 @@ export function registerFileCommands(program: Command, ctx: Context): void {
       const target = putTarget(local, path);
       const satchel = await run.satchel();
       const source = local === STDIO ? run.io.stdin : await openLocal(run.io.cwd, local);
+      const size = local === STDIO ? null : await localSize(run.io.cwd, local);
       const bar = progressBar({
         stream: run.io.stderr,
         enabled: progressEnabled(run.io),
         label: `put ${target}`,
-        total: local === STDIO ? null : await localSize(run.io.cwd, local),
+        total: size,
       });
+      const options = {
+        ...run.call(),
+        ifMatch: flags.ifMatch,
+        ifNoneMatch: flags.createOnly ? ('*' as const) : undefined,
+        message: flags.message,
+        lockToken: flags.lockToken,
+      };
       let info: FileInfo;
       try {
-        info = await satchel.writeFile(ws, target, bar.track(source), {
-          ...run.call(),
-          ifMatch: flags.ifMatch,
-          ifNoneMatch: flags.createOnly ? '*' : undefined,
-          message: flags.message,
-          lockToken: flags.lockToken,
-        });
+        // Large files to a server resume after a dropped connection or a new run.
+        info =
+          size !== null && resumes(satchel, size, uploadThreshold(ctx.env.uploadThreshold))
+            ? await putResumable(
+                satchel,
+                ws,
+                target,
+                { absolute: resolve(run.io.cwd, local), size },
+                options,
+                bar,
+              )
+            : await satchel.writeFile(ws, target, bar.track(source), options);
       } finally {
         bar.stop();
         // A refused write never reads the file; close it anyway. stdin is not ours to close.

@@ -3,6 +3,7 @@ import { relative, resolve, sep } from 'node:path';
 import {
   folderPattern,
   LocalTree,
+  RemoteSatchel,
   type SyncMode,
   type SyncReport,
   syncOnce,
@@ -14,6 +15,7 @@ import type { Context, Invocation } from '../context.js';
 import { EXIT_CODES, usageError } from '../errors.js';
 import { examples, humanSize } from '../format.js';
 import { progressBar, progressEnabled } from '../progress.js';
+import { uploadThreshold } from '../uploads.js';
 
 interface SyncFlags {
   readonly watch?: boolean;
@@ -146,6 +148,10 @@ export function registerSyncCommands(program: Command, ctx: Context): void {
         acceptIgnore: flags.acceptIgnore ?? false,
         ...(flags.maxDelete === undefined ? {} : { maxDeleteShare: flags.maxDelete }),
         ...(session === undefined ? {} : { session }),
+        // Large files to a server go resumably: a reset sandbox's next sync picks them up.
+        ...(satchel instanceof RemoteSatchel
+          ? { resumableAbove: uploadThreshold(ctx.env.uploadThreshold) }
+          : {}),
       };
       const report = (r: SyncReport) => {
         if (run.json) run.printJson(r);

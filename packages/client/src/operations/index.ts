@@ -9,6 +9,7 @@ import * as files from './files.js';
 import * as locks from './locks.js';
 import type { MethodOf } from './operation.js';
 import * as search from './search.js';
+import * as transfers from './transfers.js';
 import * as webhooks from './webhooks.js';
 import * as workspaces from './workspaces.js';
 
@@ -24,6 +25,7 @@ export const OPERATIONS = {
   ...access,
   ...webhooks,
   ...audit,
+  ...transfers,
 } as const;
 
 export type Operations = typeof OPERATIONS;

@@ -18,6 +18,7 @@ import {
   urlPath,
 } from './file-headers.js';
 import { type HttpClient, type RequestSpec, segment, UploadStream } from './http.js';
+import { TRANSFER_CALLS } from './transfer-calls.js';
 
 /** What a hand-written request needs: the client and the session header of a call. */
 export interface RemoteContext {
@@ -271,6 +272,7 @@ export const CUSTOM_CALLS: { readonly [K in OperationName]?: Custom<K> } = {
   releaseLock,
   breakLock,
   listAudit,
+  ...TRANSFER_CALLS,
 };
 
 /** `GET /v1/audit/export`, split into JSON lines as they arrive. */

@@ -181,6 +181,21 @@ export {
   SyncStopSchema,
 } from './sync.js';
 export type {
+  CreateUpload,
+  DownloadUrlOptions,
+  TransferUrl,
+  Upload,
+  UploadUrlOptions,
+} from './transfers.js';
+export {
+  CreateUploadSchema,
+  DownloadUrlOptionsSchema,
+  ListUploadsSchema,
+  TransferUrlSchema,
+  UploadSchema,
+  UploadUrlOptionsSchema,
+} from './transfers.js';
+export type {
   CreatedWebhook,
   CreateWebhook,
   UpdateWebhook,

@@ -6,10 +6,12 @@
  * A path the tree refuses because a folder on the way became a symbolic link since the scan is
  * reported skipped (`symlink`) and its state left as it was, so nothing is deleted for it.
  */
+
 import { isSatchelError } from '../errors.js';
 import type { BatchFile, Satchel } from '../operations/satchel.js';
 import type { FileInfo } from '../schemas/index.js';
 import type { SyncConflict, SyncSkipped } from '../schemas/sync.js';
+import { resumableUpload, skipBytes } from '../transfer/resumable-upload.js';
 import { conflictPath, type LocalFile, type RemoteFile, type SyncAction } from './plan.js';
 import type { FileState, SyncState } from './state.js';
 import { SymlinkInPathError, type SyncTree, type TreeEntry } from './tree.js';
@@ -41,6 +43,8 @@ export interface ApplyContext {
   /** Every path either side has, so conflict names never collide. */
   readonly taken: (path: string) => boolean;
   readonly onProgress?: (progress: SyncProgress) => void;
+  /** Files at least this large go as resumable uploads (`resumableUpload`); unset: never. */
+  readonly resumableAbove?: number;
 }
 
 export interface ApplyResult {
@@ -255,7 +259,17 @@ export class Applier {
         }
       }
     }
-    const info = await satchel.writeFile(workspace, path, this.ctx.tree.read(local.name), options);
+    const { tree, resumableAbove } = this.ctx;
+    const info =
+      resumableAbove !== undefined && local.size >= resumableAbove
+        ? await resumableUpload(
+            satchel,
+            workspace,
+            path,
+            { size: local.size, open: (start) => skipBytes(tree.read(local.name), start) },
+            { ...options, sha256: local.hash },
+          )
+        : await satchel.writeFile(workspace, path, tree.read(local.name), options);
     this.result.uploaded++;
     this.result.bytesUp += info.size;
     return info;

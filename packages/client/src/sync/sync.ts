@@ -54,6 +54,12 @@ export interface SyncOptions {
   readonly session?: string;
   readonly clock?: () => number;
   readonly onProgress?: (progress: SyncProgress) => void;
+  /**
+   * Files at least this large are uploaded resumably: an upload cut off by a dropped connection
+   * or a reset sandbox continues from the server's offset in the next run. Unset: never (the
+   * CLI sets 8 MiB when it talks to a server; SATCHEL_UPLOAD_THRESHOLD).
+   */
+  readonly resumableAbove?: number;
 }
 
 /** Cycles a one-shot sync runs when changes raced it, before it leaves them to the next run. */
@@ -99,6 +105,7 @@ async function applyCycle(
     remoteHashes,
     taken: (path) => cycle.local.has(path) || cycle.remote.has(path),
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+    ...(options.resumableAbove === undefined ? {} : { resumableAbove: options.resumableAbove }),
   });
   await applier.apply(cycle.plan.actions);
   return applier.result;

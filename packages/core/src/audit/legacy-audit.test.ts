@@ -41,8 +41,17 @@ async function writtenBefore0006(data: string): Promise<void> {
     db.exec('alter table audit drop column workspace_id');
     db.exec("delete from meta where key = 'audit_workspace_id_from'");
     // Later migrations go too: they run again, in order, after 0006.
-    db.exec('drop table invitations');
-    db.exec('drop table rate_windows');
+    for (const table of [
+      'invitations',
+      'rate_windows',
+      'gc_blobs',
+      'leases',
+      'upload_parts',
+      'upload_sessions',
+      'used_transfer_tokens',
+    ]) {
+      db.exec(`drop table ${table}`);
+    }
     db.exec("delete from kysely_migration where name >= '0006'");
     const rows = db.prepare('select * from audit order by idx').all() as Row[];
     const update = db.prepare('update audit set prev_hash = ?, hash = ? where idx = ?');

@@ -23,6 +23,7 @@ import type { BlobStore } from '../store/blob-store.js';
 import type { GroupCommitter } from '../store/group-commit.js';
 import type { MetadataStore, MetadataTx } from '../store/metadata/metadata-store.js';
 import type { WebhookServices } from '../webhooks/webhooks.js';
+import type { TransferSettings } from './transfer-urls.js';
 
 /** Everything the engine shares across actors. */
 export interface EngineServices {
@@ -45,6 +46,8 @@ export interface EngineServices {
   readonly rates: RateBudgets;
   /** Each principal's budget of create conflicts on names it may not see (name-probes.ts). */
   readonly nameProbes: NameProbes;
+  /** Signed transfer URLs and resumable uploads: base URL, lifetimes. */
+  readonly transfers: TransferSettings;
   readonly close: () => Promise<void>;
 }
 

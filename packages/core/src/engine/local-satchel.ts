@@ -16,7 +16,8 @@ import {
   type OperationSpec,
   optionsOf,
 } from '@satchel/client/operations/operation.js';
-import type { Satchel } from '@satchel/client/operations/satchel.js';
+import type { Content, FileStream, Satchel } from '@satchel/client/operations/satchel.js';
+import type { FileInfo } from '@satchel/client/schemas/index.js';
 import type { Refusal } from '../audit/refusal-log.js';
 import * as accessOps from '../auth/access.js';
 import type { RateBudgets } from '../auth/rate-budgets.js';
@@ -36,8 +37,9 @@ import {
   workspaceCheck,
 } from './calls.js';
 import { type GcSchedule, type GcScheduleOptions, scheduleGc } from './gc.js';
-import { RUNS, WORKSPACE_OF } from './runs.js';
+import { PATH_OF, RUNS, WORKSPACE_OF } from './runs.js';
 import type { Readiness, SatchelEngine } from './satchel-engine.js';
+import { boundContent, redeem } from './transfer-urls.js';
 
 export type { EngineServices } from './calls.js';
 
@@ -91,10 +93,13 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
       resolve !== undefined
         ? await resolve(this.services, args)
         : (spec.workspace?.(argv) ?? (named === -1 ? null : args[named]));
+    const pathOf = PATH_OF[name] as
+      | ((services: EngineServices, args: unknown) => Promise<string | null>)
+      | undefined;
     const call = describeCall(
       name,
       typeof workspace === 'string' ? workspace : null,
-      spec.auditPath?.(argv) ?? null,
+      pathOf !== undefined ? await pathOf(this.services, args) : (spec.auditPath?.(argv) ?? null),
       optionsOf(spec, args),
     );
     type Result = Awaited<ReturnType<OperationMethods[K]>>;
@@ -106,6 +111,38 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
       checkOf(this.actor, spec.access as Access<never>, workspace, argv),
       (ctx) => run(ctx, args, this.services),
     );
+  }
+
+  async uploadBySignedUrl(token: string, content: Content): Promise<FileInfo> {
+    const { claims, actor, release } = await this.#redeem(token, 'u');
+    try {
+      return await this.as(actor).writeFile(claims.w, claims.p, boundContent(content, claims), {
+        ...(claims.im === undefined ? {} : { ifMatch: claims.im }),
+        ...(claims.inm === undefined ? {} : { ifNoneMatch: claims.inm }),
+      });
+    } catch (error) {
+      await release().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async downloadBySignedUrl(token: string): Promise<FileStream> {
+    const { claims, actor, release } = await this.#redeem(token, 'd');
+    try {
+      return await this.as(actor).readFile(claims.w, claims.p, {
+        ...(claims.v === undefined ? {} : { version: claims.v }),
+      });
+    } catch (error) {
+      await release().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  #redeem(token: string, kind: 'u' | 'd') {
+    const { store, clock } = this.services;
+    return redeem(store, clock, token, kind).catch((error: unknown) => {
+      throw unavailableOr(store, error);
+    });
   }
 
   async *exportAudit(): AsyncIterable<string> {

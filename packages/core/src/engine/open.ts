@@ -3,6 +3,7 @@
  * configuration (store/open-stores.ts; default: SQLite file + blob directory in `data`) or are
  * injected; clock and limits can be injected too. Defaults are the durable ones.
  */
+
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { SatchelError } from '@satchel/client/errors.js';
@@ -38,6 +39,12 @@ import { AllowList } from '../webhooks/ssrf.js';
 import { webhookServices } from '../webhooks/webhooks.js';
 import { type EngineServices, LocalSatchel } from './local-satchel.js';
 import type { SatchelEngine } from './satchel-engine.js';
+import {
+  DEFAULT_MAX_URL_SECONDS,
+  DEFAULT_URL_SECONDS,
+  type TransferSettings,
+} from './transfer-urls.js';
+import { DEFAULT_UPLOAD_IDLE_SECONDS } from './uploads.js';
 
 export const DEFAULT_LIMITS: EngineLimits = {
   maxFileSize: 5 * 1024 ** 3,
@@ -94,6 +101,12 @@ export interface OpenSatchelOptions {
    * `<data>/webhook.key`. Required on a shared database: every node needs the same key.
    */
   readonly webhookKey?: Buffer;
+  /**
+   * Signed transfer URLs and resumable uploads: `publicUrl` is the base of the URLs
+   * (`SATCHEL_PUBLIC_URL`; unset: relative, the API adds the request's origin), URL lifetimes
+   * (default 900 s, at most 86,400 s), and how long an idle upload is kept (default 24 h).
+   */
+  readonly transfers?: Partial<TransferSettings>;
 }
 
 export { BLOBS_DIR, DATABASE_FILE } from '../store/open-stores.js';
@@ -192,6 +205,13 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
       grepWorkers,
       rates,
       nameProbes,
+      transfers: {
+        publicUrl: null,
+        defaultUrlSeconds: DEFAULT_URL_SECONDS,
+        maxUrlSeconds: DEFAULT_MAX_URL_SECONDS,
+        uploadIdleSeconds: DEFAULT_UPLOAD_IDLE_SECONDS,
+        ...options.transfers,
+      },
       close: async () => {
         if (closed) return;
         closed = true;

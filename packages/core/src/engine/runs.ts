@@ -36,7 +36,17 @@ import { fsck } from './fsck.js';
 import { collectGarbage } from './gc.js';
 import { diff, listVersions } from './history.js';
 import { list, readFile, readText, stat } from './read.js';
+import { createDownloadUrl, createUploadUrl } from './transfer-urls.js';
 import { copy, move, remove } from './tree.js';
+import {
+  appendUpload,
+  cancelUpload,
+  completeUpload,
+  createUpload,
+  getUpload,
+  listUploads,
+  uploadPath,
+} from './uploads.js';
 import { updateWorkspace } from './workspace-settings.js';
 import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces } from './workspaces.js';
 import { appendFile, mkdir, restore, writeFile, writeFiles } from './write.js';
@@ -54,6 +64,18 @@ type Run<K extends OperationName> = (
 export type Runs = { readonly [K in OperationName]: Run<K> };
 
 export const RUNS: Runs = {
+  createUpload: (ctx, [ws, path, options], s) =>
+    createUpload(ctx, s.transfers.uploadIdleSeconds, ws, path, options),
+  getUpload: (ctx, [ws, id]) => getUpload(ctx, ws, id),
+  listUploads: (ctx, [ws, options]) => listUploads(ctx, ws, options),
+  appendUpload: (ctx, [ws, id, offset, content], s) =>
+    appendUpload(ctx, s.transfers.uploadIdleSeconds, ws, id, offset, content),
+  completeUpload: (ctx, [ws, id]) => completeUpload(ctx, ws, id),
+  cancelUpload: (ctx, [ws, id]) => cancelUpload(ctx, ws, id),
+  createUploadUrl: (ctx, [ws, path, options], s) =>
+    createUploadUrl(ctx, s.transfers, ws, path, options),
+  createDownloadUrl: (ctx, [ws, path, options], s) =>
+    createDownloadUrl(ctx, s.transfers, ws, path, options),
   createWorkspace: (ctx, [name, options], s) => createWorkspace(ctx, s.nameProbes, name, options),
   listWorkspaces: (ctx, [options]) =>
     listWorkspaces(
@@ -158,4 +180,14 @@ export const WORKSPACE_OF: {
     typeof code === 'string' ? transferWorkspace(services.store, code) : null,
   acceptInvitation: (services, [id]) => invitationWorkspace(services.store, id),
   declineInvitation: (services, [id]) => invitationWorkspace(services.store, id),
+};
+
+/** The path of calls whose arguments do not name it, for the audit entry. */
+export const PATH_OF: {
+  readonly [K in OperationName]?: (
+    services: EngineServices,
+    args: Parameters<OperationMethods[K]>,
+  ) => Promise<string | null>;
+} = {
+  completeUpload: (services, [ws, id]) => uploadPath(services.store, ws, id),
 };

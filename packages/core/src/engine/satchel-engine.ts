@@ -1,6 +1,7 @@
 /** The engine as a Satchel: the data directory's admin, and the way to act as any principal. */
 
-import type { Satchel } from '@satchel/client/operations/satchel.js';
+import type { Content, FileStream, Satchel } from '@satchel/client/operations/satchel.js';
+import type { FileInfo } from '@satchel/client/schemas/index.js';
 import type { Refusal } from '../audit/refusal-log.js';
 import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
@@ -51,4 +52,13 @@ export interface SatchelEngine extends Satchel {
    * store answers. Never throws; each check is 'ok' or a short reason.
    */
   readiness(): Promise<Readiness>;
+  /**
+   * Writes `content` through a signed upload URL's token (engine/transfer-urls.ts), as the
+   * signer: authorised and audited as that key now. UNAUTHENTICATED (`reason`: invalid,
+   * expired, used) for the URL itself; TOO_LARGE / INVALID_INPUT when the bytes are not the ones
+   * it names (nothing written, and the URL stays usable).
+   */
+  uploadBySignedUrl(token: string, content: Content): Promise<FileInfo>;
+  /** Reads the file a signed download URL's token names, as the signer (same refusals). */
+  downloadBySignedUrl(token: string): Promise<FileStream>;
 }

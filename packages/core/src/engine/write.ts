@@ -72,7 +72,7 @@ export async function commitContent(
 }
 
 /** Fails fast, before any content is stored, when the write cannot succeed. */
-async function precheck(
+export async function precheck(
   ctx: EngineContext,
   workspace: string,
   path: string,

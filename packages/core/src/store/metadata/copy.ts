@@ -45,6 +45,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { table: 'webhooks', key: ['id'] },
   { table: 'webhook_deliveries', key: ['id'] },
   { table: 'webhook_attempts', key: ['delivery_id', 'attempt'] },
+  { table: 'upload_sessions', key: ['id'] },
+  { table: 'upload_parts', key: ['upload_id', 'start'] },
+  { table: 'used_transfer_tokens', key: ['id'] },
   // The full-text index follows the rows: FTS5 triggers on SQLite, a generated column on PostgreSQL.
   { table: 'passages', key: ['id'] },
   { table: 'search_state', key: ['workspace_id'] },

@@ -88,15 +88,11 @@ export class GcQueries {
   /**
    * In a write transaction: decides about a blob-store file that had no registry row when it
    * was listed. It is deleted once it has been seen without a row since at or before `cutoff`
-   * (the first sighting is recorded now); a row registered meanwhile keeps it.
+   * (the first sighting is recorded now); a row registered meanwhile (or an upload part naming
+   * it) keeps it.
    */
   async considerOrphan(hash: string, cutoff: number, now: number): Promise<OrphanVerdict> {
-    const registered = await this.db
-      .selectFrom('blobs')
-      .select('hash')
-      .where('hash', '=', hash)
-      .executeTakeFirst();
-    if (registered) {
+    if ((await this.registered([hash])).size > 0) {
       await this.db
         .deleteFrom('gc_blobs')
         .where('hash', '=', hash)
@@ -123,13 +119,17 @@ export class GcQueries {
     return 'delete';
   }
 
-  /** Which of `hashes` have a registry row. */
+  /**
+   * Which of `hashes` are live without being garbage candidates: a registry row names them (a
+   * version's content), or a part of a resumable upload under way does (upload-queries.ts).
+   */
   async registered(hashes: readonly string[]): Promise<Set<string>> {
     if (hashes.length === 0) return new Set();
     const rows = await this.db
       .selectFrom('blobs')
       .select('hash')
       .where('hash', 'in', hashes)
+      .union(this.db.selectFrom('upload_parts').select('hash').where('hash', 'in', hashes))
       .execute();
     return new Set(rows.map((row) => row.hash));
   }

@@ -19,6 +19,7 @@ import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './
 import { SearchQueries } from './search-queries.js';
 import type { Database } from './tables.js';
 import { TransferQueries } from './transfer-queries.js';
+import { UploadQueries } from './upload-queries.js';
 import { WebhookQueries } from './webhook-queries.js';
 
 /** Queries usable both outside and inside a transaction. */
@@ -43,6 +44,8 @@ export class MetadataQueries {
   readonly rates: RateQueries;
   /** Garbage collection of content: candidates, marks, the collector's lease (gc-queries.ts). */
   readonly gc: GcQueries;
+  /** Resumable upload sessions, their parts, used signed URLs (upload-queries.ts). */
+  readonly uploads: UploadQueries;
 
   constructor(
     protected readonly db: Kysely<Database>,
@@ -58,6 +61,7 @@ export class MetadataQueries {
     this.search = new SearchQueries(db, dialect);
     this.rates = new RateQueries(db);
     this.gc = new GcQueries(db);
+    this.uploads = new UploadQueries(db);
   }
 
   /**

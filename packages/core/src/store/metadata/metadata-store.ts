@@ -85,6 +85,8 @@ export class MetadataTx extends MetadataQueries {
       'members',
       'invitations',
       'transfers',
+      'upload_parts',
+      'upload_sessions',
     ] as const) {
       await this.db.deleteFrom(table).where('workspace_id', '=', workspaceId).execute();
     }

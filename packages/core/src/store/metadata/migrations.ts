@@ -411,6 +411,46 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
           .execute();
       },
     },
+    '0010_uploads': {
+      async up(db: Kysely<unknown>) {
+        // Resumable uploads and used signed URLs (engine/uploads.ts, engine/transfer-urls.ts).
+        await db.schema
+          .createTable('upload_sessions')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('workspace_id', 'text', (c) => c.notNull())
+          .addColumn('path', pathColumn, (c) => c.notNull())
+          .addColumn('principal_id', 'text', (c) => c.notNull())
+          .addColumn('key_id', 'text')
+          .addColumn('size', 'bigint', (c) => c.notNull())
+          .addColumn('sha256', 'text')
+          .addColumn('received', 'bigint', (c) => c.notNull())
+          .addColumn('options', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('upload_sessions_by_workspace')
+          .on('upload_sessions')
+          .columns(['workspace_id', 'principal_id'])
+          .execute();
+        await db.schema
+          .createTable('upload_parts')
+          .addColumn('upload_id', 'text', (c) => c.notNull())
+          .addColumn('workspace_id', 'text', (c) => c.notNull())
+          .addColumn('start', 'bigint', (c) => c.notNull())
+          .addColumn('size', 'bigint', (c) => c.notNull())
+          .addColumn('hash', 'text', (c) => c.notNull())
+          .addColumn('chunk_size', 'integer', (c) => c.notNull())
+          .addColumn('chunks', binaryType, (c) => c.notNull())
+          .addPrimaryKeyConstraint('upload_parts_pk', ['upload_id', 'start'])
+          .execute();
+        await db.schema
+          .createTable('used_transfer_tokens')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -281,3 +281,31 @@ export interface AuditRecord {
   prevHash: string;
   hash: string;
 }
+
+/** A resumable upload session (upload_sessions). Times are epoch milliseconds. */
+export interface UploadRecord {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly path: string;
+  readonly principalId: string;
+  readonly keyId: string | null;
+  readonly size: number;
+  readonly sha256: string | null;
+  /** Bytes received so far, in order. */
+  readonly received: number;
+  /** JSON of the write options applied at completion. */
+  readonly options: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+/** One stored piece of an upload: bytes [start, start + size) of the file, in the BlobStore. */
+export interface UploadPartRecord {
+  readonly uploadId: string;
+  readonly workspaceId: string;
+  readonly start: number;
+  readonly size: number;
+  readonly hash: string;
+  readonly chunkSize: number;
+  readonly chunks: Uint8Array;
+}

@@ -265,6 +265,46 @@ export interface LeasesTable {
   expires_at: number;
 }
 
+/** A resumable upload under way (engine/uploads.ts): nothing of it is visible before completion. */
+export interface UploadSessionsTable {
+  id: string;
+  workspace_id: string;
+  path: string;
+  principal_id: string;
+  key_id: string | null;
+  /** Declared size: the upload completes when `received` reaches it. */
+  size: number;
+  /** Expected SHA-256 (lowercase hex), checked at completion; null when not declared. */
+  sha256: string | null;
+  /** Bytes received so far, in order (the tus `Upload-Offset`). */
+  received: number;
+  /** JSON of the write's options (ifMatch, ifNoneMatch, message, lockToken, session). */
+  options: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/**
+ * The bytes of an upload, one row per stored piece, held in the BlobStore under their own hash
+ * until completion: live content for garbage collection while their session exists.
+ */
+export interface UploadPartsTable {
+  upload_id: string;
+  workspace_id: string;
+  /** Where the piece starts in the file. */
+  start: number;
+  size: number;
+  hash: string;
+  chunk_size: number;
+  chunks: Uint8Array;
+}
+
+/** Single-use signed transfer URLs that were used, kept until they expire. */
+export interface UsedTransferTokensTable {
+  id: string;
+  expires_at: number;
+}
+
 export interface Database {
   meta: MetaTable;
   workspaces: WorkspacesTable;
@@ -284,6 +324,9 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   rate_windows: RateWindowsTable;
+  upload_sessions: UploadSessionsTable;
+  upload_parts: UploadPartsTable;
+  used_transfer_tokens: UsedTransferTokensTable;
   gc_blobs: GcBlobsTable;
   leases: LeasesTable;
 }
