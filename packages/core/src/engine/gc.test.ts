@@ -41,6 +41,22 @@ async function everyVersionReads(satchel: Satchel, ws: string): Promise<number> 
 }
 
 describe('garbage collection', () => {
+  it('keeps the parts of a resumable upload under way, however old', async () => {
+    const { satchel } = await openTemp();
+    const content = large('uploaded in two parts');
+    const half = 60_000;
+    const upload = await satchel.createUpload('ws', '/up.bin', {
+      size: content.byteLength,
+      sha256: sha(content),
+    });
+    await satchel.appendUpload('ws', upload.id, 0, content.subarray(0, half));
+    // Grace 0: content without a reference is removed at once.
+    await satchel.collectGarbage({ graceSeconds: 0 });
+    await satchel.appendUpload('ws', upload.id, half, content.subarray(half));
+    await satchel.completeUpload('ws', upload.id);
+    expect(sha(await catFile(satchel, '/up.bin'))).toBe(sha(content));
+  });
+
   it('removes the content only a deleted workspace held, keeps shared content, fsck stays clean', async () => {
     const { satchel, data } = await openTemp();
     const shared = large('shared');
