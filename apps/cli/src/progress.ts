@@ -41,6 +41,11 @@ export interface Progress {
    * the bar says `resumed at …`, but they do not count into the speed or the ETA.
    */
   resume(bytes: number): void;
+  /**
+   * Of what `add` counts (now or later), `bytes` more were already there before this run (a
+   * sync resuming uploads): shown beside the amount and left out of the speed.
+   */
+  resumedToo(bytes: number): void;
   /** Sets the amount done (a resumable upload reports absolute offsets; it can move back). */
   set(bytes: number): void;
   /** Draws the final state and ends the bar's line; nothing if no bar was drawn. Idempotent. */
@@ -56,6 +61,7 @@ const NONE: Progress = {
   track: (source) => source,
   add: () => undefined,
   resume: () => undefined,
+  resumedToo: () => undefined,
   set: () => undefined,
   stop: () => undefined,
 };
@@ -78,7 +84,7 @@ export function progressBar(options: ProgressOptions): Progress {
     stream,
     format: known
       ? `${label} [{bar}] {percentage}% {done}/{size}{resumed} {speed} ETA {left}`
-      : `${label} {done} {speed}`,
+      : `${label} {done}{resumed} {speed}`,
     barsize: 24,
     barCompleteChar: '#',
     barIncompleteChar: '-',
@@ -102,7 +108,12 @@ export function progressBar(options: ProgressOptions): Progress {
     return {
       done: show(bytes),
       size: show(total ?? bytes),
-      resumed: resumed > 0 ? ` (resumed at ${show(resumed)})` : '',
+      resumed:
+        resumed === 0
+          ? ''
+          : known
+            ? ` (resumed at ${show(resumed)})`
+            : ` (${show(resumed)} resumed)`,
       speed: speed(moved, elapsed, show),
       left,
     };
@@ -127,6 +138,10 @@ export function progressBar(options: ProgressOptions): Progress {
     },
     set(n) {
       add(n - bytes);
+    },
+    resumedToo(n) {
+      resumed += n;
+      add(0);
     },
     async *track(source) {
       for await (const piece of source) {

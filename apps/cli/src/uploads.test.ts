@@ -4,7 +4,7 @@
  * the progress bar says where it resumed.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -70,6 +70,22 @@ describe('satchel put of a large file to a server', () => {
     expect(put.stderr).toContain('(resumed at 5.0 MiB)');
     expect(put.stderr).toContain('100% 12.0 MiB/12.0 MiB');
     expect((await engine.stat('w', '/big.bin')).hash).toBe(sha256);
+    expect(await earlier.listUploads('w')).toEqual([]);
+  });
+
+  it('sync continues a cut-off upload too, and its progress line says how much was resumed', async () => {
+    const content = randomBytes(10 * MiB);
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    await mkdir(join(dir, 'tree'), { recursive: true });
+    await writeFile(join(dir, 'tree', 'data.bin'), content);
+    const earlier = new RemoteSatchel({ url: server.url, token: key });
+    const upload = await earlier.createUpload('w', '/data.bin', { size: content.length, sha256 });
+    await earlier.appendUpload('w', upload.id, 0, content.subarray(0, 4 * MiB));
+
+    const sync = await satchel(['sync', 'tree']);
+    expect(sync.code, sync.stderr).toBe(0);
+    expect(sync.stderr).toContain('(4.0 MiB resumed)');
+    expect((await engine.stat('w', '/data.bin')).hash).toBe(sha256);
     expect(await earlier.listUploads('w')).toEqual([]);
   });
 

@@ -171,11 +171,14 @@ export function registerSyncCommands(program: Command, ctx: Context): void {
           total: null,
         });
         let bytes = 0;
+        let resumed = 0;
         let result: SyncReport;
         try {
           result = await syncOnce({
             ...options,
             onProgress: (p) => {
+              bar.resumedToo(p.resumed - resumed);
+              resumed = p.resumed;
               bar.add(p.bytes - bytes);
               bytes = p.bytes;
             },

@@ -26,7 +26,13 @@ const BY_HASH_MIN = 256 * 1024;
 export interface SyncProgress {
   readonly done: number;
   readonly total: number;
+  /** Bytes of the files moved so far (counted when each file is done). */
   readonly bytes: number;
+  /**
+   * Of those (or of files still under way), bytes the server already had from an earlier run:
+   * resumed uploads continued from their offset, not sent again.
+   */
+  readonly resumed: number;
 }
 
 export interface ApplyContext {
@@ -131,6 +137,7 @@ export class Applier {
   readonly result: ApplyResult = emptyApplyResult();
   private done = 0;
   private total = 0;
+  private resumed = 0;
 
   constructor(private readonly ctx: ApplyContext) {}
 
@@ -162,6 +169,7 @@ export class Applier {
       done: this.done,
       total: this.total,
       bytes: this.result.bytesUp + this.result.bytesDown,
+      resumed: this.resumed,
     });
   }
 
@@ -267,7 +275,14 @@ export class Applier {
             workspace,
             path,
             { size: local.size, open: (start) => skipBytes(tree.read(local.name), start) },
-            { ...options, sha256: local.hash },
+            {
+              ...options,
+              sha256: local.hash,
+              onResume: (bytes) => {
+                this.resumed += bytes;
+                this.tick(0);
+              },
+            },
           )
         : await satchel.writeFile(workspace, path, tree.read(local.name), options);
     this.result.uploaded++;
