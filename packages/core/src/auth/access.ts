@@ -135,16 +135,17 @@ export async function bootstrapAdmin(
 
 /**
  * The actor a key stands for; UNAUTHENTICATED if it is malformed, unknown, revoked or expired,
- * or if a key it was minted from is. Reads the key and its ancestors in one bounded query.
+ * or if a key it was minted from is. Reads the key, its ancestors and its principal in one
+ * bounded query.
  */
 export async function authenticate(q: MetadataQueries, key: string, now: number): Promise<Actor> {
   const parsed = typeof key === 'string' ? parseKey(key.trim()) : null;
   if (!parsed) throw unauthenticated('not a Satchel key (they start with satchel_)');
-  const chain = await q.access.keyChain(parsed.id);
+  // The key, the keys it was minted from and its principal: one round trip per request.
+  const { chain, principal } = await q.access.credentials(parsed.id);
   const [row] = chain;
   if (!row || !secretMatches(parsed.secret, row.secretHash)) throw unauthenticated('unknown key');
   checkLineage(chain, now);
-  const principal = await q.access.principalById(row.principalId);
   if (!principal) throw unauthenticated('unknown key');
   return actorOf(principal, row);
 }

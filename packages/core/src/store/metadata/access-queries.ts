@@ -134,7 +134,45 @@ export class AccessQueries {
    * link still has a `parentId`, the chain is longer than the bound (or its parent row is gone).
    */
   async keyChain(id: string): Promise<KeyChainLink[]> {
-    const rows = await this.db
+    const rows = await this.#chain(id).execute();
+    return rows.map((row) => ({ ...toKey(row), depth: Number(row.depth) }));
+  }
+
+  /**
+   * What authenticating with key `id` needs, in one round trip: its chain (as `keyChain`) and
+   * the principal it belongs to (undefined if gone or if there is no such key).
+   */
+  async credentials(
+    id: string,
+  ): Promise<{ chain: KeyChainLink[]; principal: PrincipalRecord | undefined }> {
+    const rows = await this.#chain(id)
+      .leftJoin('principals as p', 'p.id', 'api_keys.principal_id')
+      .select([
+        'p.id as p_id',
+        'p.name as p_name',
+        'p.kind as p_kind',
+        'p.admin as p_admin',
+        'p.created_at as p_created_at',
+      ])
+      .execute();
+    const chain = rows.map((row) => ({ ...toKey(row), depth: Number(row.depth) }));
+    const leaf = rows[0];
+    const principal =
+      leaf?.p_id == null
+        ? undefined
+        : toPrincipal({
+            id: leaf.p_id,
+            name: leaf.p_name ?? '',
+            kind: leaf.p_kind ?? 'agent',
+            admin: Number(leaf.p_admin),
+            created_at: Number(leaf.p_created_at),
+          });
+    return { chain, principal };
+  }
+
+  /** The recursive query behind `keyChain` and `credentials`. */
+  #chain(id: string) {
+    return this.db
       .withRecursive('chain(id, parent_id, depth)', (qb) =>
         qb
           .selectFrom('api_keys')
@@ -156,9 +194,7 @@ export class AccessQueries {
       .innerJoin('api_keys', 'api_keys.id', 'chain.id')
       .selectAll('api_keys')
       .select('chain.depth')
-      .orderBy('chain.depth')
-      .execute();
-    return rows.map((row) => ({ ...toKey(row), depth: Number(row.depth) }));
+      .orderBy('chain.depth');
   }
 
   /**

@@ -409,6 +409,48 @@ export function runMetadataStoreContract(
       });
     });
 
+    it('reads a key, the keys it was minted from and its principal in one query', async () => {
+      const key = (id: string, principalId: string, parentId: string | null) => ({
+        id,
+        principalId,
+        parentId,
+        secretHash: `hash-${id}`,
+        label: null,
+        workspaces: null,
+        roleCeiling: null,
+        pathPrefixes: null,
+        readOnly: false,
+        expiresAt: null,
+        revokedAt: null,
+        createdAt: NOW,
+      });
+      await store.transaction(async (tx) => {
+        for (const [id, admin] of [
+          ['p-root', true],
+          ['p-bot', false],
+        ] as const) {
+          await tx.access.insertPrincipal({ id, name: id, kind: 'agent', admin, createdAt: NOW });
+        }
+        await tx.access.insertKey(key('k-root', 'p-root', null));
+        await tx.access.insertKey(key('k-bot', 'p-bot', 'k-root'));
+      });
+      const { chain, principal } = await store.access.credentials('k-bot');
+      expect(chain.map((k) => [k.id, k.depth])).toEqual([
+        ['k-bot', 0],
+        ['k-root', 1],
+      ]);
+      expect(chain).toEqual(await store.access.keyChain('k-bot'));
+      expect(principal).toEqual({
+        id: 'p-bot',
+        name: 'p-bot',
+        kind: 'agent',
+        admin: false,
+        createdAt: NOW,
+      });
+      expect((await store.access.credentials('k-root')).principal?.admin).toBe(true);
+      expect(await store.access.credentials('nope')).toEqual({ chain: [], principal: undefined });
+    });
+
     it('keeps one invitation per invited name, lists the unexpired ones, and forgets them with the workspace', async () => {
       await createWorkspace('w1');
       await store.transaction(async (tx) => {
