@@ -92,7 +92,14 @@ describe('/metrics', () => {
     const downloaded = new Uint8Array(await get.arrayBuffer());
     expect(downloaded.byteLength).toBe(content.byteLength);
 
-    const text = await (await fetch(`${server.url}/metrics`, { headers: auth })).text();
+    // A download is counted when the server has flushed its last byte, which can be just after
+    // the client has read it: read the metrics once the GET is in them.
+    let text = '';
+    for (let tries = 0; tries < 100; tries++) {
+      text = await (await fetch(`${server.url}/metrics`, { headers: auth })).text();
+      if (sample(text, 'satchel_http_response_bytes_total', { method: 'GET', route: FILES })) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const bytes = (name: string, method: string) => sample(text, name, { method, route: FILES });
     expect(bytes('satchel_http_request_bytes_total', 'PUT')).toBe(content.byteLength);
     expect(bytes('satchel_http_response_bytes_total', 'PUT')).toBe(Buffer.byteLength(putBody));
