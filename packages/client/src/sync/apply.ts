@@ -7,6 +7,7 @@
  * reported skipped (`symlink`) and its state left as it was, so nothing is deleted for it.
  */
 
+import { eachLimit } from '../each-limit.js';
 import { isSatchelError } from '../errors.js';
 import type { BatchFile, Satchel } from '../operations/satchel.js';
 import type { FileInfo } from '../schemas/index.js';
@@ -69,28 +70,6 @@ export interface ApplyResult {
 /** The tree name of a workspace path that has no file in the tree yet. */
 export function treeName(path: string): string {
   return path.slice(1);
-}
-
-/** Runs `work` on every item, at most `limit` at a time; the first error is thrown at the end. */
-export async function eachLimit<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | null = null;
-  const worker = async (): Promise<void> => {
-    while (failure === null && next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await work(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure !== null) throw (failure as { error: unknown }).error;
 }
 
 function raced(error: unknown): boolean {

@@ -4,10 +4,10 @@
  * filtered by the ignore rules.
  */
 import { createHash } from 'node:crypto';
+import { eachLimit } from '../each-limit.js';
 import type { Satchel } from '../operations/satchel.js';
 import { normalizePath } from '../paths.js';
 import type { SyncSkipped } from '../schemas/sync.js';
-import { eachLimit } from './apply.js';
 import type { IgnoreRules } from './ignore.js';
 import type { LocalFile, RemoteFile } from './plan.js';
 import type { SyncState } from './state.js';

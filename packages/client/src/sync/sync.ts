@@ -1,3 +1,4 @@
+import { eachLimit } from '../each-limit.js';
 import { isSatchelError, SatchelError } from '../errors.js';
 import type { Satchel } from '../operations/satchel.js';
 import {
@@ -6,13 +7,7 @@ import {
   type SyncReport,
   type SyncStatus,
 } from '../schemas/sync.js';
-import {
-  Applier,
-  type ApplyResult,
-  eachLimit,
-  emptyApplyResult,
-  type SyncProgress,
-} from './apply.js';
+import { Applier, type ApplyResult, emptyApplyResult, type SyncProgress } from './apply.js';
 import { IGNORE_FILE, type IgnoreRules } from './ignore.js';
 import { acceptedIgnoreRules, ignoreNotices } from './ignore-consent.js';
 import {

@@ -7,7 +7,7 @@
  * written, removed or read there (see `folders` for what that check can and cannot promise).
  */
 import { randomUUID } from 'node:crypto';
-import { eachLimit } from '@satchel/client/sync/apply.js';
+import { eachLimit } from '@satchel/client/each-limit.js';
 import {
   STATE_DIR,
   SymlinkInPathError,

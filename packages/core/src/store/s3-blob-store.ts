@@ -12,10 +12,7 @@
  * race between HEAD and copy can at worst overwrite content with identical bytes (same hash),
  * which readers cannot tell apart: S3 replaces objects atomically. See docs/storage.md.
  *
- * get: one ranged GET per call, chunk-aligned; each chunk is hashed and compared with the ref's
- * digest before its bytes are yielded. A failed or short body is fetched again from the chunk it
- * stopped in (reads are idempotent); a chunk that fails verification is fetched once more (a
- * damaged transfer) and then fails with INTEGRITY.
+ * get: verified, chunk-aligned ranged GETs (s3-read.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -23,7 +20,6 @@ import {
   CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
-  type GetObjectCommandOutput,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -56,6 +52,7 @@ import {
   type S3ClientSettings,
   storeError,
 } from './s3-multipart.js';
+import { getRange, readChunks } from './s3-read.js';
 
 export interface S3BlobStoreOptions extends S3ClientSettings {
   readonly bucket: string;
@@ -74,9 +71,6 @@ export interface S3BlobStoreOptions extends S3ClientSettings {
   /** An already made client (tests, benchmarks); otherwise one is made from the settings. */
   readonly client?: S3Client;
 }
-
-/** Attempts of a ranged GET whose body failed part-way (the SDK retries failed requests). */
-const READ_ATTEMPTS = 3;
 
 export class S3BlobStore implements BlobStore {
   readonly #s3: S3Client;
@@ -197,58 +191,9 @@ export class S3BlobStore implements BlobStore {
       if (ref.size === 0) verifyChunk(ref, 0, new Uint8Array(0));
       return;
     }
-    const last = Math.floor((end - 1) / ref.chunkSize);
-    let index = Math.floor(start / ref.chunkSize);
-    let failures = 0;
-    let reread = -1;
-    while (index <= last) {
-      const from = index * ref.chunkSize;
-      const to = Math.min((last + 1) * ref.chunkSize, ref.size);
-      const body = await this.#getRange(ref, key, from, to);
-      try {
-        // A fresh buffer per chunk: callers may keep what they were given.
-        let chunk = Buffer.allocUnsafe(Math.min(ref.chunkSize, ref.size - from));
-        let filled = 0;
-        for await (const piece of body as AsyncIterable<Buffer>) {
-          for (let offset = 0; offset < piece.byteLength; ) {
-            const position = index * ref.chunkSize;
-            if (index > last)
-              throw integrityError(ref.hash, 'the store sent more bytes than asked');
-            const take = Math.min(chunk.byteLength - filled, piece.byteLength - offset);
-            piece.copy(chunk, filled, offset, offset + take);
-            filled += take;
-            offset += take;
-            if (filled < chunk.byteLength) continue;
-            try {
-              verifyChunk(ref, index, chunk);
-            } catch (error) {
-              // Damaged on the way, or at rest: fetch this chunk once more before saying so.
-              if (reread === index) throw error;
-              reread = index;
-              throw new RetryRead();
-            }
-            yield chunk.subarray(
-              Math.max(start - position, 0),
-              Math.min(end - position, chunk.length),
-            );
-            index++;
-            filled = 0;
-            if (index <= last)
-              chunk = Buffer.allocUnsafe(Math.min(ref.chunkSize, ref.size - index * ref.chunkSize));
-          }
-        }
-        if (index <= last) throw new RetryRead('the body ended early');
-      } catch (error) {
-        if (!(error instanceof RetryRead) && !isTransferError(error)) throw error;
-        if (error instanceof RetryRead && reread === index) {
-          failures = 0; // a verification re-read does not use up transfer retries
-        } else if (++failures >= READ_ATTEMPTS) {
-          throw storeError(`reading ${ref.hash.slice(0, 12)}…`, error);
-        }
-      } finally {
-        body.destroy();
-      }
-    }
+    yield* readChunks(ref, start, end, (from, to) =>
+      getRange(this.#s3, this.#bucket, key, ref, from, to),
+    );
   }
 
   async has(hash: string): Promise<boolean> {
@@ -401,29 +346,6 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  /** The body of bytes [from, to) of `key` (to > from), after checking the object's size. */
-  async #getRange(ref: BlobRef, key: string, from: number, to: number): Promise<Readable> {
-    let out: GetObjectCommandOutput;
-    try {
-      out = await this.#s3.send(
-        new GetObjectCommand({ Bucket: this.#bucket, Key: key, Range: `bytes=${from}-${to - 1}` }),
-      );
-    } catch (error) {
-      if (isNotFound(error)) throw integrityError(ref.hash, 'content is missing');
-      if (error instanceof Error && error.name === 'InvalidRange') {
-        throw integrityError(ref.hash, `content is shorter than ${ref.size} bytes`);
-      }
-      throw storeError(`reading ${ref.hash.slice(0, 12)}…`, error);
-    }
-    const body = out.Body as Readable;
-    const total = Number(out.ContentRange?.split('/')[1]);
-    if (Number.isFinite(total) && total !== ref.size) {
-      body.destroy();
-      throw integrityError(ref.hash, `size is ${total} bytes, ${ref.size} expected`);
-    }
-    return body;
-  }
-
   async #deleteKey(key: string): Promise<void> {
     await this.#s3.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
   }
@@ -441,15 +363,6 @@ export class S3BlobStore implements BlobStore {
       this.#spare.push(buffer);
     }
   }
-}
-
-/** Thrown inside `get` to fetch again from the chunk being read. */
-class RetryRead extends Error {}
-
-/** A body that broke off: reset, timeout, premature close. Worth another GET. */
-function isTransferError(error: unknown): boolean {
-  if (error instanceof SatchelError) return false;
-  return error instanceof Error;
 }
 
 function tooLarge(maxBytes: number): SatchelError {

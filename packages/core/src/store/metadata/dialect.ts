@@ -14,6 +14,32 @@ export interface PassageMatch {
   readonly score: number;
 }
 
+/** A matched passage as both full-text dialects select it; `rank` is the dialect's own score. */
+export interface PassageRow {
+  id: number;
+  path: string;
+  seq: number;
+  line_start: number;
+  line_end: number;
+  text: string;
+  snippet: string;
+  rank: number;
+}
+
+/** `row` as a match, with the dialect's snippet and its score made higher-is-better. */
+export function passageMatch(row: PassageRow, snippet: string, score: number): PassageMatch {
+  return {
+    id: Number(row.id),
+    path: row.path,
+    seq: Number(row.seq),
+    lineStart: Number(row.line_start),
+    lineEnd: Number(row.line_end),
+    text: row.text,
+    snippet,
+    score,
+  };
+}
+
 export interface PassageQuery {
   readonly workspaceId: string;
   /** Words to look for: passages holding all of them rank first, then those holding any. */

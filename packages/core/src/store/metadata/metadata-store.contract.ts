@@ -1,8 +1,17 @@
 /** What every MetadataStore backend must do; each dialect runs it with its own factory. */
-import { createHash } from 'node:crypto';
-import { parentOf } from '@satchel/client/paths.js';
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { accessCases } from './metadata-store.contract-access.js';
+import {
+  byteOrder,
+  DIRECTORIES,
+  entry,
+  FILES,
+  fileVersion,
+  inlineBlob,
+  NOW,
+  sha256,
+} from './metadata-store.contract-rows.js';
 import type {
   BlobRecord,
   EntryRecord,
@@ -17,88 +26,6 @@ export interface MetadataStoreFixture {
   readonly store: MetadataStore;
   cleanup(): Promise<void>;
 }
-
-const NOW = 1_700_000_000_000;
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-function inlineBlob(text: string, createdAt = NOW): BlobRecord {
-  return {
-    hash: sha256(text),
-    size: Buffer.byteLength(text),
-    location: 'inline',
-    data: Buffer.from(text),
-    chunkSize: null,
-    chunks: null,
-    createdAt: createdAt,
-  };
-}
-
-function fileVersion(workspaceId: string, path: string, seq: number, hash: string): VersionRecord {
-  return {
-    workspaceId,
-    path,
-    seq,
-    op: 'write',
-    type: 'file',
-    deleted: false,
-    hash,
-    size: 1,
-    contentType: 'text/plain',
-    author: 'tester',
-    session: null,
-    message: null,
-    origin: null,
-    createdAt: NOW + seq,
-  };
-}
-
-function entry(
-  workspaceId: string,
-  path: string,
-  type: 'file' | 'directory',
-  hash: string | null,
-): EntryRecord {
-  return {
-    workspaceId,
-    path,
-    parent: parentOf(path),
-    type,
-    seq: 1,
-    size: hash === null ? 0 : 1,
-    hash,
-    contentType: hash === null ? null : 'text/plain',
-    author: 'tester',
-    session: null,
-    modifiedAt: NOW,
-  };
-}
-
-/** Byte-wise (UTF-8) order, the order the store promises for paths. */
-function byteOrder(paths: readonly string[]): string[] {
-  return [...paths].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-}
-
-/**
- * Paths chosen to catch non-byte-wise ordering: '-' (0x2d) and '.' (0x2e) sort before '/' (0x2f)
- * and '0' (0x30) right after it; U+FF61 sorts before U+1F600 in UTF-8 but after it in UTF-16.
- */
-const DIRECTORIES = ['/a', '/a/b'];
-const FILES = [
-  '/a/b/c',
-  '/a/b-c',
-  '/a/\u00e9',
-  '/a/\uff61',
-  '/a/\u{1f600}',
-  '/a/z',
-  '/a-b',
-  '/a.b',
-  '/a0',
-  '/b',
-  '/\u00e9',
-];
 
 export function runMetadataStoreContract(
   name: string,
@@ -409,95 +336,6 @@ export function runMetadataStoreContract(
       });
     });
 
-    it('reads a key, the keys it was minted from and its principal in one query', async () => {
-      const key = (id: string, principalId: string, parentId: string | null) => ({
-        id,
-        principalId,
-        parentId,
-        secretHash: `hash-${id}`,
-        label: null,
-        workspaces: null,
-        roleCeiling: null,
-        pathPrefixes: null,
-        readOnly: false,
-        expiresAt: null,
-        revokedAt: null,
-        createdAt: NOW,
-      });
-      await store.transaction(async (tx) => {
-        for (const [id, admin] of [
-          ['p-root', true],
-          ['p-bot', false],
-        ] as const) {
-          await tx.access.insertPrincipal({ id, name: id, kind: 'agent', admin, createdAt: NOW });
-        }
-        await tx.access.insertKey(key('k-root', 'p-root', null));
-        await tx.access.insertKey(key('k-bot', 'p-bot', 'k-root'));
-      });
-      const { chain, principal } = await store.access.credentials('k-bot');
-      expect(chain.map((k) => [k.id, k.depth])).toEqual([
-        ['k-bot', 0],
-        ['k-root', 1],
-      ]);
-      expect(chain).toEqual(await store.access.keyChain('k-bot'));
-      expect(principal).toEqual({
-        id: 'p-bot',
-        name: 'p-bot',
-        kind: 'agent',
-        admin: false,
-        createdAt: NOW,
-      });
-      expect((await store.access.credentials('k-root')).principal?.admin).toBe(true);
-      expect(await store.access.credentials('nope')).toEqual({ chain: [], principal: undefined });
-    });
-
-    it('keeps one invitation per invited name, lists the unexpired ones, and forgets them with the workspace', async () => {
-      await createWorkspace('w1');
-      await store.transaction(async (tx) => {
-        for (const name of ['owner', 'ed']) {
-          await tx.access.insertPrincipal({
-            id: `p-${name}`,
-            name,
-            kind: 'user',
-            admin: false,
-            createdAt: NOW,
-          });
-        }
-        const invite = (id: string, name: string, principalId: string | null, expiresAt: number) =>
-          tx.invitations.put({
-            id,
-            workspaceId: 'w1',
-            principalName: name,
-            principalId,
-            role: 'editor',
-            invitedBy: 'p-owner',
-            createdAt: NOW,
-            expiresAt,
-          });
-        await invite('i1', 'ed', 'p-ed', NOW + 1000);
-        await invite('i2', 'ed', 'p-ed', NOW + 2000); // replaces i1
-        await invite('i3', 'ghost', null, NOW + 1000);
-      });
-      expect(await store.invitations.byId('i1')).toBeUndefined();
-      expect(await store.invitations.byId('i2')).toMatchObject({
-        workspaceName: 'w1',
-        inviterName: 'owner',
-        principalName: 'ed',
-        expiresAt: NOW + 2000,
-      });
-      expect((await store.invitations.pendingForPrincipal('p-ed', NOW)).map((i) => i.id)).toEqual([
-        'i2',
-      ]);
-      expect(await store.invitations.pendingForPrincipal('p-ed', NOW + 2000)).toEqual([]);
-      expect(
-        (await store.invitations.pendingInWorkspace('w1', NOW + 1500)).map((i) => i.id),
-      ).toEqual(['i2']);
-      await store.transaction(async (tx) => {
-        await tx.invitations.deleteExpired('w1', NOW + 1500);
-        expect(await tx.invitations.deleteFor('w1', 'ghost')).toBe(false);
-        await tx.deleteWorkspace('w1');
-      });
-      expect(await store.invitations.byId('i2')).toBeUndefined();
-    });
+    accessCases({ store: () => store, createWorkspace, now: NOW });
   });
 }

@@ -6,7 +6,13 @@
  * ranking differences from SQLite's BM25 are in docs/search.md.
  */
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { FullTextDialect, PassageMatch, PassageQuery } from './dialect.js';
+import {
+  type FullTextDialect,
+  type PassageMatch,
+  type PassageQuery,
+  type PassageRow,
+  passageMatch,
+} from './dialect.js';
 import type { Database } from './tables.js';
 
 /**
@@ -46,16 +52,7 @@ async function ranked(
       : sql`and (p.path = ${scope.path} or (p.path >= ${scope.lo} and p.path < ${scope.hi}))`;
   // Rank every match first, then build headlines for the best `limit` only: ts_headline
   // re-parses the text and costs far more than the rank.
-  const { rows } = await sql<{
-    id: number;
-    path: string;
-    seq: number;
-    line_start: number;
-    line_end: number;
-    text: string;
-    snippet: string;
-    rank: number;
-  }>`
+  const { rows } = await sql<PassageRow>`
     with q as (select ${match} as query),
     top as (
       select p.id, ts_rank_cd(${WEIGHTS}::float4[], p.fts, q.query, ${sql.lit(NORMALISATION)}) as rank
@@ -70,16 +67,7 @@ async function ranked(
     from top join passages p on p.id = top.id, q
     order by top.rank desc, p.id
   `.execute(db);
-  return rows.map((r) => ({
-    id: Number(r.id),
-    path: r.path,
-    seq: Number(r.seq),
-    lineStart: Number(r.line_start),
-    lineEnd: Number(r.line_end),
-    text: r.text,
-    snippet: elided(r.text, r.snippet),
-    score: Number(r.rank),
-  }));
+  return rows.map((r) => passageMatch(r, elided(r.text, r.snippet), Number(r.rank)));
 }
 
 /** `…` where the snippet cuts the passage, as FTS5's snippet() marks it. */

@@ -4,7 +4,13 @@
  * SQLite dialect (sqlite.ts); portable code reaches it only through `SqlDialectInfo.fullText`.
  */
 import { type Kysely, sql } from 'kysely';
-import type { FullTextDialect, PassageMatch, PassageQuery } from './dialect.js';
+import {
+  type FullTextDialect,
+  type PassageMatch,
+  type PassageQuery,
+  type PassageRow,
+  passageMatch,
+} from './dialect.js';
 import type { Database } from './tables.js';
 
 /** Column weights for bm25(): a word in the file's path counts half as much as one in the text. */
@@ -31,16 +37,7 @@ async function ranked(
   // Rank first, without snippets: SQLite would otherwise build a snippet for every match
   // before sorting. Only the best `limit` get one.
   const weights = sql`${sql.lit(PATH_WEIGHT)}, ${sql.lit(TEXT_WEIGHT)}`;
-  const { rows } = await sql<{
-    id: number;
-    path: string;
-    seq: number;
-    line_start: number;
-    line_end: number;
-    text: string;
-    snippet: string;
-    rank: number;
-  }>`
+  const { rows } = await sql<PassageRow>`
     with top as (
       select f.rowid as id, bm25(passages_fts, ${weights}) as rank
       from passages_fts f join passages p on p.id = f.rowid
@@ -56,17 +53,8 @@ async function ranked(
     where passages_fts match ${match}
     order by top.rank
   `.execute(db);
-  return rows.map((r) => ({
-    id: Number(r.id),
-    path: r.path,
-    seq: Number(r.seq),
-    lineStart: Number(r.line_start),
-    lineEnd: Number(r.line_end),
-    text: r.text,
-    snippet: r.snippet,
-    // bm25() is lower-is-better (negative); flip it so higher is better.
-    score: -Number(r.rank),
-  }));
+  // bm25() is lower-is-better (negative); flip it so higher is better.
+  return rows.map((r) => passageMatch(r, r.snippet, -Number(r.rank)));
 }
 
 export const SQLITE_FULL_TEXT: FullTextDialect = {
