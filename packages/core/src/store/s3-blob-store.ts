@@ -16,15 +16,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import {
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { SatchelError } from '@satchel/client/errors.js';
 import type { BlobPutOptions, BlobRef, BlobStore } from './blob-store.js';
 import {
@@ -37,6 +29,7 @@ import {
   resolveRange,
   verifyChunk,
 } from './content-hash.js';
+import { s3Sdk } from './lazy-sdks.js';
 import {
   checkPartSize,
   copySource,
@@ -206,7 +199,7 @@ export class S3BlobStore implements BlobStore {
     let body: Readable;
     try {
       const out = await this.#s3.send(
-        new GetObjectCommand({ Bucket: this.#bucket, Key: this.#keyOf(hash) }),
+        new (s3Sdk().GetObjectCommand)({ Bucket: this.#bucket, Key: this.#keyOf(hash) }),
       );
       body = out.Body as Readable;
     } catch (error) {
@@ -230,7 +223,7 @@ export class S3BlobStore implements BlobStore {
     do {
       const page = await this.#s3
         .send(
-          new ListObjectsV2Command({
+          new (s3Sdk().ListObjectsV2Command)({
             Bucket: this.#bucket,
             Prefix: prefix,
             ...(token === undefined ? {} : { ContinuationToken: token }),
@@ -263,7 +256,7 @@ export class S3BlobStore implements BlobStore {
     const md5 = md5Base64(body);
     const send = async (conditional: boolean) => {
       const out = await this.#s3.send(
-        new PutObjectCommand({
+        new (s3Sdk().PutObjectCommand)({
           Bucket: this.#bucket,
           Key: key,
           Body: body,
@@ -289,7 +282,7 @@ export class S3BlobStore implements BlobStore {
     const copy = async (conditional: boolean) => {
       if (size <= this.#maxCopyObject) {
         await this.#s3.send(
-          new CopyObjectCommand({
+          new (s3Sdk().CopyObjectCommand)({
             Bucket: this.#bucket,
             Key: key,
             CopySource: copySource(this.#bucket, tempKey),
@@ -330,7 +323,9 @@ export class S3BlobStore implements BlobStore {
 
   async #head(key: string): Promise<{ size: number } | null> {
     try {
-      const out = await this.#s3.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }));
+      const out = await this.#s3.send(
+        new (s3Sdk().HeadObjectCommand)({ Bucket: this.#bucket, Key: key }),
+      );
       return { size: out.ContentLength ?? 0 };
     } catch (error) {
       if (isNotFound(error)) return null;
@@ -347,7 +342,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async #deleteKey(key: string): Promise<void> {
-    await this.#s3.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
+    await this.#s3.send(new (s3Sdk().DeleteObjectCommand)({ Bucket: this.#bucket, Key: key }));
   }
 
   #takeBuffer(size: number): Buffer {

@@ -3,16 +3,9 @@
  * bounded number of parts in flight, and the mapping of S3 errors to Satchel's codes.
  */
 import { createHash } from 'node:crypto';
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  S3Client,
-  S3ServiceException,
-  UploadPartCommand,
-  UploadPartCopyCommand,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { SatchelError } from '@satchel/client/errors.js';
+import { s3Sdk } from './lazy-sdks.js';
 
 export const MIB = 1024 * 1024;
 /** S3's smallest part (except the last) and most parts in one upload. */
@@ -40,7 +33,7 @@ export interface S3ClientSettings {
 }
 
 export function makeS3Client(settings: S3ClientSettings): S3Client {
-  return new S3Client({
+  return new (s3Sdk().S3Client)({
     ...(settings.endpoint === undefined ? {} : { endpoint: settings.endpoint }),
     region:
       settings.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
@@ -72,7 +65,7 @@ export function etagContradicts(etag: string | undefined, md5: string): boolean 
 }
 
 export function s3Status(error: unknown): number | undefined {
-  if (error instanceof S3ServiceException) return error.$metadata.httpStatusCode;
+  if (error instanceof s3Sdk().S3ServiceException) return error.$metadata.httpStatusCode;
   return undefined;
 }
 
@@ -81,7 +74,7 @@ export function isNotFound(error: unknown): boolean {
   return (
     error.name === 'NoSuchKey' ||
     error.name === 'NotFound' ||
-    (error instanceof S3ServiceException && s3Status(error) === 404)
+    (error instanceof s3Sdk().S3ServiceException && s3Status(error) === 404)
   );
 }
 
@@ -146,7 +139,7 @@ export class MultipartUpload {
     ifNoneMatch = false,
   ): Promise<MultipartUpload> {
     const created = await s3
-      .send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }))
+      .send(new (s3Sdk().CreateMultipartUploadCommand)({ Bucket: bucket, Key: key }))
       .catch((error) => {
         throw storeError('starting an upload', error);
       });
@@ -168,7 +161,7 @@ export class MultipartUpload {
     const md5 = md5Base64(body);
     const sent = this.s3
       .send(
-        new UploadPartCommand({
+        new (s3Sdk().UploadPartCommand)({
           Bucket: this.bucket,
           Key: this.key,
           UploadId: this.uploadId,
@@ -202,7 +195,7 @@ export class MultipartUpload {
     const partNumber = ++this.#count;
     const out = await this.s3
       .send(
-        new UploadPartCopyCommand({
+        new (s3Sdk().UploadPartCopyCommand)({
           Bucket: this.bucket,
           Key: this.key,
           UploadId: this.uploadId,
@@ -224,7 +217,7 @@ export class MultipartUpload {
     await Promise.all(this.#inflight);
     this.#throwIfFailed();
     await this.s3.send(
-      new CompleteMultipartUploadCommand({
+      new (s3Sdk().CompleteMultipartUploadCommand)({
         Bucket: this.bucket,
         Key: this.key,
         UploadId: this.uploadId,
@@ -239,7 +232,7 @@ export class MultipartUpload {
     await Promise.all(this.#inflight);
     await this.s3
       .send(
-        new AbortMultipartUploadCommand({
+        new (s3Sdk().AbortMultipartUploadCommand)({
           Bucket: this.bucket,
           Key: this.key,
           UploadId: this.uploadId,

@@ -5,10 +5,11 @@
  * fails verification is fetched once more (a damaged transfer) and then fails with INTEGRITY.
  */
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, type GetObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
+import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { SatchelError } from '@satchel/client/errors.js';
 import type { BlobRef } from './blob-store.js';
 import { integrityError, verifyChunk } from './content-hash.js';
+import { s3Sdk } from './lazy-sdks.js';
 import { isNotFound, storeError } from './s3-multipart.js';
 
 /** Attempts of a ranged GET whose body failed part-way (the SDK retries failed requests). */
@@ -98,7 +99,11 @@ export async function getRange(
   let out: GetObjectCommandOutput;
   try {
     out = await s3.send(
-      new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=${from}-${to - 1}` }),
+      new (s3Sdk().GetObjectCommand)({
+        Bucket: bucket,
+        Key: key,
+        Range: `bytes=${from}-${to - 1}`,
+      }),
     );
   } catch (error) {
     if (isNotFound(error)) throw integrityError(ref.hash, 'content is missing');

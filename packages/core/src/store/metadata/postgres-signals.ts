@@ -8,7 +8,8 @@
  * other nodes up to their re-check interval (≤ 1 s), never a missed change.
  */
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
+import { pgModule } from '../lazy-sdks.js';
 import { LocalSignals, type Signal } from '../signals.js';
 
 export interface PgSignalsOptions {
@@ -103,7 +104,7 @@ export class PgSignals extends LocalSignals {
   }
 
   async #listen(): Promise<void> {
-    const client = new pg.Client(this.#config);
+    const client = new (pgModule().Client)(this.#config);
     client.on('error', (error) => this.#lost(client, error));
     client.on('end', () => this.#lost(client, new Error('connection ended')));
     client.on('notification', (message) => {

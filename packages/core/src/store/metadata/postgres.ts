@@ -17,7 +17,8 @@ import {
   sql,
   type TransactionSettings,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { pgModule } from '../lazy-sdks.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { pgUnavailable } from './postgres-errors.js';
 import { POSTGRES_FULL_TEXT } from './postgres-fts.js';
@@ -125,7 +126,7 @@ const TYPES = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID && format !== 'binary'
       ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+      : pgModule().types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 };
 
 export interface PostgresOptions {
@@ -155,7 +156,7 @@ export function openPostgres(url: string, options: PostgresOptions = {}): Kysely
       field: 'schema',
     });
   }
-  const pool = new pg.Pool({
+  const pool = new (pgModule().Pool)({
     connectionString: url,
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
