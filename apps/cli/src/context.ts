@@ -6,21 +6,17 @@
 import { once } from 'node:events';
 import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import {
-  ADMIN_KEY_FILE,
-  blobsConfig,
-  type CallOptions,
-  type ChatProvider,
-  databaseUrlConfig,
-  type EmbeddingProvider,
-  OpenAiChat,
-  type OpenAiCompatibleOptions,
-  OpenAiEmbeddings,
-  openSatchel,
-  parseWebhookKey,
-  RemoteSatchel,
-  type Satchel,
-  type SatchelEngine,
+// Types only: the engine (@satchel/core) and the HTTP client are imported when a command first
+// needs one, so `--help`, `--version` and usage errors load neither, and a run against a server
+// loads no engine.
+import type { RemoteSatchel } from '@satchel/client/remote/remote-satchel.js';
+import type {
+  CallOptions,
+  ChatProvider,
+  EmbeddingProvider,
+  OpenAiCompatibleOptions,
+  Satchel,
+  SatchelEngine,
 } from '@satchel/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type CliEnv, type ProviderEnv, readEnv } from './env.js';
@@ -111,10 +107,12 @@ export async function copyTo(
  * unless a URL is set, so nothing leaves the machine by default. INVALID_INPUT (exit 2) for a
  * URL without a model.
  */
-export function searchProviders(env: CliEnv): {
+export async function searchProviders(env: CliEnv): Promise<{
   embeddings?: EmbeddingProvider;
   llm?: ChatProvider;
-} {
+}> {
+  if (env.embeddings === undefined && env.llm === undefined) return {};
+  const { OpenAiChat, OpenAiEmbeddings } = await import('@satchel/core');
   const options = (p: ProviderEnv, prefix: string): OpenAiCompatibleOptions => {
     if (p.model === undefined) {
       throw usageError(
@@ -168,10 +166,13 @@ export class Context {
     databaseUrl = this.env.databaseUrl,
     blobs = this.env.blobs,
   ): Promise<SatchelEngine> {
-    this.#engine ??= (async () =>
-      openSatchel({
+    this.#engine ??= (async () => {
+      const { blobsConfig, databaseUrlConfig, openSatchel, parseWebhookKey } = await import(
+        '@satchel/core'
+      );
+      return openSatchel({
         data: dataDir,
-        ...searchProviders(this.env),
+        ...(await searchProviders(this.env)),
         ...(webhookAllow === undefined ? {} : { webhookAllow }),
         ...(this.env.publicUrl === undefined
           ? {}
@@ -185,7 +186,8 @@ export class Context {
           ...(databaseUrl === undefined ? {} : { metadata: databaseUrlConfig(databaseUrl) }),
           ...(blobs === undefined ? {} : { blobs: blobsConfig(blobs, this.io.env) }),
         },
-      }))();
+      });
+    })();
     return this.#engine;
   }
 
@@ -193,7 +195,7 @@ export class Context {
    * The client of the server at `url`, made once, acting as SATCHEL_TOKEN's principal;
    * INVALID_INPUT (exit 2) when SATCHEL_TOKEN is not set.
    */
-  remote(url: string): RemoteSatchel {
+  async remote(url: string): Promise<RemoteSatchel> {
     if (this.#remote === null) {
       const token = this.env.token;
       if (token === undefined) {
@@ -202,7 +204,8 @@ export class Context {
           'set SATCHEL_TOKEN to an API key of that server (an admin makes one with `satchel keys create`)',
         );
       }
-      this.#remote = new RemoteSatchel({ url, token });
+      const { RemoteSatchel } = await import('@satchel/client/remote/remote-satchel.js');
+      this.#remote ??= new RemoteSatchel({ url, token });
     }
     return this.#remote;
   }
@@ -271,7 +274,8 @@ export class Invocation {
   }
 
   /** Where the admin key of the data directory is kept. */
-  adminKeyFile(): string {
+  async adminKeyFile(): Promise<string> {
+    const { ADMIN_KEY_FILE } = await import('@satchel/core');
     return join(this.dataDir(), ADMIN_KEY_FILE);
   }
 
@@ -305,7 +309,7 @@ export class Invocation {
     const engine = await this.engine();
     if (this.ctx.takeCreatedAdminKey(engine) !== null) {
       this.note(
-        `note: first start: created the admin key, saved in ${this.adminKeyFile()} (mode 0600)`,
+        `note: first start: created the admin key, saved in ${await this.adminKeyFile()} (mode 0600)`,
       );
     }
     const key = this.globals.as;

@@ -1,5 +1,5 @@
 /** The one place where errors become exit codes and the one-line messages people read. */
-import { type ErrorCode, SatchelError } from '@satchel/core';
+import { type ErrorCode, SatchelError } from '@satchel/client/errors.js';
 import { shortTime } from './format.js';
 
 /** Exit codes by error code (docs/cli.md lists them; scripts rely on them). */

@@ -8,8 +8,9 @@
  * total })`, then either pass the bytes through `bar.track(source)` or call `bar.add(n)`, and
  * always `bar.stop()` (also on failure, before the error is printed: it ends the bar's line).
  */
+import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
-import { SingleBar } from 'cli-progress';
+import type { SingleBar as SingleBarClass } from 'cli-progress';
 import type { Io } from './context.js';
 import { humanDuration, humanSize } from './format.js';
 
@@ -73,6 +74,12 @@ function speed(amount: number, ms: number, show: (n: number) => string): string 
   return ms <= 0 ? '-' : `${show(Math.round((amount * 1000) / ms))}/s`;
 }
 
+/** cli-progress, loaded when a bar is drawn: most runs (pipes, tests, small files) draw none. */
+function SingleBar(): typeof SingleBarClass {
+  const require = createRequire(import.meta.url);
+  return (require('cli-progress') as typeof import('cli-progress')).SingleBar;
+}
+
 /** A progress bar, or a no-op one when `enabled` is false. */
 export function progressBar(options: ProgressOptions): Progress {
   if (!options.enabled) return NONE;
@@ -80,7 +87,8 @@ export function progressBar(options: ProgressOptions): Progress {
   const minBytes = options.minBytes ?? DEFAULT_MIN_BYTES;
   const show = options.unit === 'rows' ? rows : humanSize;
   const known = total !== null;
-  const bar = new SingleBar({
+  const Bar = SingleBar();
+  const bar = new Bar({
     stream,
     format: known
       ? `${label} [{bar}] {percentage}% {done}/{size}{resumed} {speed} ETA {left}`

@@ -1,18 +1,17 @@
 /**
  * Large files to a server: `put` and `sync` send files of at least the threshold (default
  * 8 MiB, SATCHEL_UPLOAD_THRESHOLD) as resumable uploads, so a dropped connection or a restarted
- * command continues from the server's offset; the progress bar shows the resumed part.
+ * command continues from the server's offset; the progress bar shows the resumed part. Loaded
+ * by the commands that send files, when they run: it loads the HTTP client.
  */
 import { createReadStream } from 'node:fs';
+import { RemoteSatchel } from '@satchel/client/remote/remote-satchel.js';
 import {
   DEFAULT_RESUMABLE_THRESHOLD,
-  type FileInfo,
-  RemoteSatchel,
   type ResumableUploadOptions,
   resumableUpload,
-  type Satchel,
-  type WriteOptions,
-} from '@satchel/core';
+} from '@satchel/client/transfer/resumable-upload.js';
+import type { FileInfo, Satchel, WriteOptions } from '@satchel/core';
 import { usageError } from './errors.js';
 import type { Progress } from './progress.js';
 

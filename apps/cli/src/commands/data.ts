@@ -46,7 +46,7 @@ export function registerDataCommands(program: Command, ctx: Context): void {
         server === null ? ['data directory', run.dataDir()] : ['server', server];
       if (adminKey !== null) {
         run.note(
-          `first start: created the admin key; it is saved in ${run.adminKeyFile()} (mode 0600) ` +
+          `first start: created the admin key; it is saved in ${await run.adminKeyFile()} (mode 0600) ` +
             'and will not be shown again',
         );
       }

@@ -2,14 +2,14 @@
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { baseName, type FileInfo } from '@satchel/core';
+import { baseName } from '@satchel/client/paths.js';
+import type { FileInfo } from '@satchel/core';
 import type { Command } from 'commander';
 import { type Context, copyTo, lockTokenOption, positiveInt } from '../context.js';
 import { usageError } from '../errors.js';
 import { colorDiff, examples } from '../format.js';
 import { localTarget, openLocal, writeLocalAtomically } from '../local.js';
 import { type Progress, progressBar, progressEnabled } from '../progress.js';
-import { putResumable, resumes, uploadThreshold } from '../uploads.js';
 
 interface CatFlags {
   readonly version?: number;
@@ -120,6 +120,7 @@ export function registerFileCommands(program: Command, ctx: Context): void {
       const ws = run.workspace();
       const target = putTarget(local, path);
       const satchel = await run.satchel();
+      const { putResumable, resumes, uploadThreshold } = await import('../uploads.js');
       const source = local === STDIO ? run.io.stdin : await openLocal(run.io.cwd, local);
       const size = local === STDIO ? null : await localSize(run.io.cwd, local);
       const bar = progressBar({

@@ -1,5 +1,6 @@
 /** Versions of a file: `log`, `diff`, `restore`. */
-import { normalizePath, type Version } from '@satchel/core';
+import { normalizePath } from '@satchel/client/paths.js';
+import type { Version } from '@satchel/core';
 import type { Command } from 'commander';
 import { type Context, lockTokenOption, positiveInt } from '../context.js';
 import { colorDiff, examples, humanSize, shortTime, table } from '../format.js';

@@ -1,6 +1,7 @@
 /** Who may act: `principals create|ls` (admin) and API keys, `keys create|ls|revoke`. */
+
+import { PRINCIPAL_KINDS, ROLES } from '@satchel/client/schemas/choices.js';
 import type { KeyInfo, Role } from '@satchel/core';
-import { PrincipalKindSchema, RoleSchema } from '@satchel/core/schemas';
 import { type Command, Option } from 'commander';
 import { type Context, durationSeconds, positiveInt } from '../context.js';
 import { examples, shortTime, table } from '../format.js';
@@ -62,7 +63,7 @@ function registerPrincipalCommands(program: Command, ctx: Context): void {
     .argument('<name>', 'unique name: a-z, 0-9, ".", "_", "@", "-"')
     .addOption(
       new Option('--kind <kind>', 'a person or a program')
-        .choices(PrincipalKindSchema.options)
+        .choices(PRINCIPAL_KINDS)
         .default('agent'),
     )
     .action(async (name: string, flags: { readonly kind: 'user' | 'agent' }, cmd: Command) => {
@@ -131,7 +132,7 @@ export function registerKeyCommands(program: Command, ctx: Context): void {
       new Option(
         '--role <role>',
         'role ceiling: never more than this, whatever the membership',
-      ).choices(RoleSchema.options),
+      ).choices(ROLES),
     )
     .option('--path-prefix <path>', 'may change only beneath this path (repeatable)', collect)
     .option('--read-only', 'may only read')

@@ -3,8 +3,9 @@
  * An owner's add is an invitation the invitee accepts (`satchel invitations accept ID`); the
  * admin adds directly.
  */
+
+import { ROLES } from '@satchel/client/schemas/choices.js';
 import type { Invitation, MembershipChange, Role } from '@satchel/core';
-import { RoleSchema } from '@satchel/core/schemas';
 import { Argument, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { examples, shortTime, table } from '../format.js';
@@ -54,7 +55,7 @@ export function registerMemberCommands(program: Command, ctx: Context): void {
         'The answer is the same whether or not NAME is a principal.',
     )
     .argument('<name>', 'principal (see `satchel principals ls`)')
-    .addArgument(new Argument('<role>', 'role in the workspace').choices(RoleSchema.options))
+    .addArgument(new Argument('<role>', 'role in the workspace').choices(ROLES))
     .action(async (name: string, role: Role, _flags: unknown, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();

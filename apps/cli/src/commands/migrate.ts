@@ -2,15 +2,7 @@
  * `satchel migrate`: copy the data directory's metadata into PostgreSQL (core: migrateToPostgres)
  * and/or its content into an S3 bucket (core: migrateBlobs).
  */
-import {
-  type BlobsConfig,
-  blobsConfig,
-  type MigrateBlobsReport,
-  type MigrateReport,
-  migrateBlobs,
-  migrateToPostgres,
-  type PostgresConfig,
-} from '@satchel/core';
+import type { BlobsConfig, MigrateBlobsReport, MigrateReport, PostgresConfig } from '@satchel/core';
 import type { Command } from 'commander';
 import type { Context, Invocation } from '../context.js';
 import { usageError } from '../errors.js';
@@ -78,6 +70,7 @@ async function copyContent(
   let bytes = 0;
   let blobs = 0;
   let report: MigrateBlobsReport;
+  const { migrateBlobs } = await import('@satchel/core');
   try {
     report = await migrateBlobs({
       data: run.dataDir(),
@@ -151,6 +144,7 @@ export function registerMigrateCommand(program: Command, ctx: Context): void {
     )
     .action(async (flags: MigrateFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
+      const { blobsConfig, migrateToPostgres } = await import('@satchel/core');
       const config = databaseTarget(flags);
       const blobs = flags.toBlobs === undefined ? null : blobsConfig(flags.toBlobs, run.io.env);
       if (config === null && blobs === null) {

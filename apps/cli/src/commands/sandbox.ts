@@ -3,13 +3,7 @@
  * workspace (core's runInSandbox); `sandbox ls|rm|reset` manage local sandboxes.
  */
 import { join } from 'node:path';
-import {
-  codeSandboxProvider,
-  LocalSandboxProvider,
-  runInSandbox,
-  type SandboxProvider,
-  type SandboxRunResult,
-} from '@satchel/core';
+import type { LocalSandboxProvider, SandboxProvider, SandboxRunResult } from '@satchel/core';
 import { type Command, Option } from 'commander';
 import type { Context, Invocation } from '../context.js';
 import { EXIT_CODES, usageError } from '../errors.js';
@@ -22,7 +16,8 @@ interface RunFlags {
   readonly sandbox?: string;
 }
 
-function localProvider(run: Invocation): LocalSandboxProvider {
+async function localProvider(run: Invocation): Promise<LocalSandboxProvider> {
+  const { LocalSandboxProvider } = await import('@satchel/core');
   return new LocalSandboxProvider(join(run.dataDir(), 'sandboxes'));
 }
 
@@ -39,6 +34,7 @@ async function providerOf(
       'create a key at https://codesandbox.io/t/api and export CSB_API_KEY',
     );
   }
+  const { codeSandboxProvider } = await import('@satchel/core');
   return codeSandboxProvider(key);
 }
 
@@ -84,6 +80,7 @@ export function registerSandboxCommands(program: Command, ctx: Context): void {
       const provider = await providerOf(run, ctx, flags);
       const satchel = await run.satchel();
       const session = run.call().session;
+      const { runInSandbox } = await import('@satchel/core');
       const result = await runInSandbox({
         provider,
         satchel,
@@ -116,7 +113,7 @@ export function registerSandboxCommands(program: Command, ctx: Context): void {
     .description('list the local sandboxes (directories under DATA/sandboxes)')
     .action(async (_flags: object, cmd: Command) => {
       const run = ctx.invocation(cmd);
-      const ids = await localProvider(run).list();
+      const ids = await (await localProvider(run)).list();
       if (run.json) run.printJson(ids);
       else run.lines(ids);
     });
@@ -127,7 +124,7 @@ export function registerSandboxCommands(program: Command, ctx: Context): void {
     .argument('<id>')
     .action(async (id: string, _flags: object, cmd: Command) => {
       const run = ctx.invocation(cmd);
-      await localProvider(run).reset(id);
+      await (await localProvider(run)).reset(id);
       run.out(`reset sandbox ${id}`);
     });
 
@@ -137,7 +134,7 @@ export function registerSandboxCommands(program: Command, ctx: Context): void {
     .argument('<id>')
     .action(async (id: string, _flags: object, cmd: Command) => {
       const run = ctx.invocation(cmd);
-      await localProvider(run).destroy(id);
+      await (await localProvider(run)).destroy(id);
       run.out(`removed sandbox ${id}`);
     });
   examples(ls, ['satchel sandbox ls', 'satchel sandbox ls --json']);

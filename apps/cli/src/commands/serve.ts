@@ -300,11 +300,10 @@ export function registerServeCommand(program: Command, ctx: Context): void {
           throw bindError(error, host, port);
         });
       if (adminKey !== null) {
-        run.out(`first start: created the admin key (saved in ${run.adminKeyFile()}, mode 0600):`);
+        const keyFile = await run.adminKeyFile();
+        run.out(`first start: created the admin key (saved in ${keyFile}, mode 0600):`);
         run.out(`  ${adminKey}`);
-        run.note(
-          `try: curl -H "Authorization: Bearer $(cat ${run.adminKeyFile()})" ${server.url}/v1/whoami`,
-        );
+        run.note(`try: curl -H "Authorization: Bearer $(cat ${keyFile})" ${server.url}/v1/whoami`);
       }
       run.out(`listening on ${server.url}`);
       const signal = await stopped;

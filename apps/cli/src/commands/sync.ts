@@ -1,21 +1,11 @@
 /** `satchel sync DIR` (once, or `--watch`) and `satchel sync status DIR`: core's sync engine. */
 import { relative, resolve, sep } from 'node:path';
-import {
-  folderPattern,
-  LocalTree,
-  RemoteSatchel,
-  type SyncMode,
-  type SyncReport,
-  syncOnce,
-  syncStatus,
-  watchSync,
-} from '@satchel/core';
+import type { SyncMode, SyncReport } from '@satchel/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Context, Invocation } from '../context.js';
 import { EXIT_CODES, usageError } from '../errors.js';
 import { examples, humanSize } from '../format.js';
 import { progressBar, progressEnabled } from '../progress.js';
-import { uploadThreshold } from '../uploads.js';
 
 interface SyncFlags {
   readonly watch?: boolean;
@@ -33,11 +23,11 @@ function share(value: string): number {
   return n / 100;
 }
 
-/** Ignore patterns for the data directory when it lies inside the synced one. */
-export function dataDirExcludes(dir: string, dataDir: string): string[] {
+/** The data directory as a folder of the synced one (`a/b`), when it lies inside it. */
+function dataDirInside(dir: string, dataDir: string): string[] {
   const rel = relative(dir, dataDir);
   if (rel === '' || rel.startsWith('..') || resolve(dir, rel) !== dataDir) return [];
-  return [folderPattern(rel.split(sep).join('/'))];
+  return [rel.split(sep).join('/')];
 }
 
 /** One line a person reads after a cycle. */
@@ -117,6 +107,11 @@ export function registerSyncCommands(program: Command, ctx: Context): void {
     )
     .action(async (dir: string, statusDir: string | undefined, flags: SyncFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
+      // The sync engine is the client's (no storage engine): a sandbox syncing with a server
+      // loads no more than it needs.
+      const { folderPattern, LocalTree, RemoteSatchel, syncOnce, syncStatus, watchSync } =
+        await import('@satchel/client');
+      const { uploadThreshold } = await import('../uploads.js');
       if (dir === 'status') {
         if (statusDir === undefined)
           throw usageError('sync status needs a DIR', 'e.g. `satchel sync status ./work`');
@@ -144,7 +139,7 @@ export function registerSyncCommands(program: Command, ctx: Context): void {
         mode: flags.mode ?? 'two-way-safe',
         label: flags.label ?? session ?? 'local',
         force: flags.force ?? false,
-        exclude: dataDirExcludes(root, run.dataDir()),
+        exclude: dataDirInside(root, run.dataDir()).map(folderPattern),
         acceptIgnore: flags.acceptIgnore ?? false,
         ...(flags.maxDelete === undefined ? {} : { maxDeleteShare: flags.maxDelete }),
         ...(session === undefined ? {} : { session }),

@@ -1,5 +1,6 @@
 /** The tree of a workspace: `ls`, `mkdir`, `rm`, `mv`, `cp`. */
-import { type FileInfo, normalizePath } from '@satchel/core';
+import { normalizePath } from '@satchel/client/paths.js';
+import type { FileInfo } from '@satchel/core';
 import type { Command } from 'commander';
 import { type Context, lockTokenOption, positiveInt } from '../context.js';
 import { examples, humanSize, shortTime, table } from '../format.js';

@@ -1,11 +1,12 @@
 /** Webhook subscriptions of a workspace (owners): `webhooks add|ls|rm|enable|disable|deliveries`. */
+
+import { VERSION_OPS } from '@satchel/client/schemas/choices.js';
 import type { Webhook, WebhookDelivery } from '@satchel/core';
-import { VersionOpSchema } from '@satchel/core/schemas';
 import { type Command, InvalidArgumentError } from 'commander';
 import { type Context, positiveInt } from '../context.js';
 import { examples, shortTime, table } from '../format.js';
 
-type Op = (typeof VersionOpSchema.options)[number];
+type Op = (typeof VERSION_OPS)[number];
 
 /** Commander parser for `--events write,delete`: change types, exit 2 on an unknown one. */
 function eventList(value: string): Op[] {
@@ -13,7 +14,7 @@ function eventList(value: string): Op[] {
     .split(',')
     .map((e) => e.trim())
     .filter((e) => e !== '');
-  const known: readonly string[] = VersionOpSchema.options;
+  const known: readonly string[] = VERSION_OPS;
   const unknown = events.find((e) => !known.includes(e));
   if (unknown !== undefined || events.length === 0) {
     throw new InvalidArgumentError(`use a comma-separated list of ${known.join(', ')}`);
@@ -29,7 +30,7 @@ function webhookRow(hook: Webhook): string[] {
   return [
     hook.id,
     hook.url,
-    hook.events.length === VersionOpSchema.options.length ? 'all events' : hook.events.join(','),
+    hook.events.length === VERSION_OPS.length ? 'all events' : hook.events.join(','),
     hook.path ?? '/**',
     status(hook),
   ];

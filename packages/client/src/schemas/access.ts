@@ -1,8 +1,9 @@
 /** Schemas of principals, keys, members, ownership transfers, locks and the audit log. */
 import { z } from 'zod';
+import { PRINCIPAL_KINDS, ROLES } from './choices.js';
 import { CallOptionsSchema, SeqSchema } from './files.js';
 
-export const RoleSchema = z.enum(['owner', 'editor', 'viewer']);
+export const RoleSchema = z.enum(ROLES);
 export type Role = z.infer<typeof RoleSchema>;
 
 const NAME = /^[a-z0-9][a-z0-9._@-]{0,62}$/;
@@ -10,7 +11,7 @@ export const PrincipalNameSchema = z
   .string()
   .regex(NAME, 'use 1-63 characters a-z, 0-9, ".", "_", "@", "-", starting with a letter or digit');
 
-export const PrincipalKindSchema = z.enum(['user', 'agent']);
+export const PrincipalKindSchema = z.enum(PRINCIPAL_KINDS);
 
 export const PrincipalSchema = z.object({
   name: z.string(),

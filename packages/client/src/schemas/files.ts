@@ -1,5 +1,6 @@
 /** Schemas of workspaces, files, versions and their call options (see ../schemas.ts). */
 import { z } from 'zod';
+import { VERSION_OPS } from './choices.js';
 
 export const SeqSchema = z.number().int().nonnegative();
 export const LimitSchema = z.number().int().min(1).max(1000);
@@ -50,16 +51,7 @@ export const FileInfoSchema = z.object({
 });
 export type FileInfo = z.infer<typeof FileInfoSchema>;
 
-export const VersionOpSchema = z.enum([
-  'write',
-  'append',
-  'edit',
-  'mkdir',
-  'delete',
-  'move',
-  'copy',
-  'restore',
-]);
+export const VersionOpSchema = z.enum(VERSION_OPS);
 export type VersionOp = z.infer<typeof VersionOpSchema>;
 
 export const VersionSchema = z.object({
