@@ -1,8 +1,9 @@
 /** Reading stored content back, verified: inline content by its hash, large content per chunk. */
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { SatchelError } from '@satchel/client/errors.js';
 import { baseName } from '@satchel/client/paths.js';
-import { lookup } from 'mime-types';
+import type MimeTypes from 'mime-types';
 import { integrityError } from '../store/content-hash.js';
 import type { BlobRecord, MetadataQueries } from '../store/metadata/metadata-store.js';
 import type { EngineContext } from './context.js';
@@ -73,8 +74,13 @@ export function isBinary(data: Uint8Array): boolean {
 
 const TEXT_SNIFF = 8192;
 
+// mime-types (CommonJS) parses its whole database when loaded: only a write needs it, so it is
+// loaded then, not by every process that opens the engine.
+let mimeTypes: typeof MimeTypes | undefined;
+
 export function contentTypeByName(path: string): string | false {
-  return lookup(baseName(path));
+  mimeTypes ??= createRequire(import.meta.url)('mime-types') as typeof MimeTypes;
+  return mimeTypes.lookup(baseName(path));
 }
 
 /** Content type from the file name, else sniffed: NUL bytes mean binary. */
