@@ -93,7 +93,8 @@ async function serve(data: string): Promise<{ child: ChildProcess; url: string }
   const child = spawn(process.execPath, [MAIN, 'serve', '--data', data, '--port', '0'], {
     cwd: TMP,
     env: { PATH: process.env.PATH ?? '', HOME: TMP, SATCHEL_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    // Its stderr (the access log, "finishing requests in flight" at the end) is not the bench's.
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   for await (const line of lines) {
