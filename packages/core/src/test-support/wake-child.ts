@@ -14,9 +14,9 @@ export interface WakeChild {
   close(): Promise<void>;
 }
 
-/** Starts a child with an engine open on `data`; resolves once it is ready. */
-export async function startWakeChild(data: string): Promise<WakeChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, data], {
+/** Starts a child with an engine open on `data` (writing to `workspace`); resolves once ready. */
+export async function startWakeChild(data: string, workspace = 'ws'): Promise<WakeChild> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, data, workspace], {
     cwd: PACKAGE_ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
