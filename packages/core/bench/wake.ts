@@ -6,8 +6,10 @@
  * relies on the 1 s re-check, as every process did before the signal file (`LocalSignals`).
  * BENCH_WAKE_WRITES writes per round (default 100) at random gaps of 10–100 ms.
  */
+import { join } from 'node:path';
 import { openSatchel } from '../src/index.js';
-import { LocalSignals } from '../src/store/signals.js';
+import { DataDirSignals } from '../src/store/data-dir-signals.js';
+import { LocalSignals, type Signals } from '../src/store/signals.js';
 import { startWakeChild, type WakeChild } from '../src/test-support/wake-child.js';
 import {
   type BenchConfig,
@@ -78,6 +80,33 @@ const fmt = (sorted: readonly number[]): string =>
   `p50 ${median(sorted).toFixed(1)} ms, p95 ${percentile(sorted, 0.95).toFixed(1)} ms, ` +
   `max ${(sorted.at(-1) ?? Number.NaN).toFixed(1)} ms`;
 
+/**
+ * What a signal costs the committing process: CPU per publish (one line written, and the echo of
+ * its own watch read back and dropped), each in its own event-loop turn as commits are, minus the
+ * same loop on in-process signals. Microseconds.
+ */
+async function publishCost(file: string): Promise<{ perPublish: number; local: number }> {
+  const cpu = async (signals: Signals, count: number): Promise<number> => {
+    const start = process.cpuUsage();
+    for (let i = 0; i < count; i++) {
+      signals.publish({ kind: 'change', workspace: WORKSPACE });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Let the last echoes arrive.
+    await sleep(50);
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / count;
+  };
+  const count = 20_000;
+  const local = await cpu(new LocalSignals(), count);
+  const signals = DataDirSignals.open(file);
+  try {
+    return { perPublish: await cpu(signals, count), local };
+  } finally {
+    await signals.close();
+  }
+}
+
 export async function wakeLatency(config: BenchConfig): Promise<Check[]> {
   const writes = envInt('BENCH_WAKE_WRITES', 100);
   const rounds = Math.min(config.rounds, 3);
@@ -108,6 +137,11 @@ export async function wakeLatency(config: BenchConfig): Promise<Check[]> {
   } finally {
     await child.close();
   }
+  const cost = await publishCost(join(data, 'cost-signals'));
+  console.log(
+    `  per commit: ${cost.perPublish.toFixed(1)} µs CPU per signal published through the file ` +
+      `(in-process signals, same loop: ${cost.local.toFixed(1)} µs)`,
+  );
   const signal = median(p95.signal);
   const timer = median(p95.timer);
   console.log(
@@ -122,6 +156,14 @@ export async function wakeLatency(config: BenchConfig): Promise<Check[]> {
       measured: `p95 ${signal.toFixed(1)} ms`,
       target: `p95 < ${TARGET_P95_MS} ms`,
       pass: signal < TARGET_P95_MS,
+    },
+    {
+      benchmark: 'wake (publish CPU)',
+      subject: `${cost.perPublish.toFixed(1)} µs`,
+      baseline: `${cost.local.toFixed(1)} µs (in-process)`,
+      measured: `+${(cost.perPublish - cost.local).toFixed(1)} µs per commit`,
+      target: 'report',
+      pass: null,
     },
   ];
 }

@@ -44,10 +44,14 @@ export class DataDirSignals extends LocalSignals {
   readonly #maxBytes: number;
   /** Tells this process's own lines apart (they were delivered in place already). */
   readonly #node = randomBytes(6).toString('base64url');
+  /** How this process's own lines end (`encodeSignal` puts the node last): skipped unparsed. */
+  readonly #ownEnding = `"node":"${this.#node}"}`;
   #fd: number | null = null;
   #watcher: FSWatcher | null = null;
   /** Where this process has read the file up to: just past a newline, or 0. */
   #offset = 0;
+  /** Bytes this process appended since it last read the file: its own echo is not read back. */
+  #ownUnread = 0;
   /** Lines published in this tick, written together (a group commit notifies many at once). */
   readonly #pending = new Set<string>();
   #closed = false;
@@ -133,7 +137,7 @@ export class DataDirSignals extends LocalSignals {
     const lines = [...this.#pending].join('');
     this.#pending.clear();
     try {
-      writeSync(this.#fd, lines);
+      this.#ownUnread += writeSync(this.#fd, lines);
     } catch {
       // A signal that cannot be written costs the others their re-check interval, nothing more.
     }
@@ -146,6 +150,14 @@ export class DataDirSignals extends LocalSignals {
     try {
       const size = fstatSync(fd).size;
       if (size === this.#offset) return;
+      if (size - this.#offset === this.#ownUnread) {
+        // Only this process wrote since: nothing to read (the common echo of a commit).
+        this.#offset = size;
+        this.#ownUnread = 0;
+        this.#restartIfFull(fd, size);
+        return;
+      }
+      this.#ownUnread = 0;
       let from = this.#offset;
       let bytes = size > from ? read(fd, Math.max(0, from - 1), size) : Buffer.alloc(0);
       // Cut short (shorter than where this process had read, or the byte before that no longer
@@ -166,22 +178,28 @@ export class DataDirSignals extends LocalSignals {
       const end = bytes.lastIndexOf(NEWLINE) + 1;
       this.#offset = size - bytes.byteLength + end;
       this.#deliverLines(bytes.subarray(0, end));
-      if (this.#offset >= this.#maxBytes && this.#offset === size) {
-        // Read to the end: start the file over. The others notice and re-read once; so does
-        // this process, for a line that may have landed between the read and the truncation.
-        ftruncateSync(fd, 0);
-        this.#offset = 0;
-        this.deliver({ kind: 'resync' });
-      }
+      this.#restartIfFull(fd, size);
     } catch {
       // Unreadable now: the timers cover it.
     }
   }
 
+  /**
+   * Read to the end of a full file: starts it over. The others notice and re-read once; so does
+   * this process, for a line that may have landed between the read and the truncation.
+   */
+  #restartIfFull(fd: number, size: number): void {
+    if (this.#offset < this.#maxBytes || this.#offset !== size) return;
+    ftruncateSync(fd, 0);
+    this.#offset = 0;
+    this.#ownUnread = 0;
+    this.deliver({ kind: 'resync' });
+  }
+
   #deliverLines(bytes: Buffer): void {
     const seen = new Set<string>();
     for (const line of bytes.toString('utf8').split('\n')) {
-      if (line === '' || seen.has(line)) continue;
+      if (line === '' || line.endsWith(this.#ownEnding) || seen.has(line)) continue;
       seen.add(line);
       const decoded = decodeSignal(line);
       if (decoded && decoded.node !== this.#node) this.deliver(decoded.signal);
