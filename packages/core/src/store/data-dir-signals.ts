@@ -101,14 +101,16 @@ export class DataDirSignals extends LocalSignals {
   }
 
   #start(file: string): void {
+    let fd: number | null = null;
     try {
       // O_APPEND: lines from several processes never overwrite each other.
-      this.#fd = openSync(file, 'a+', 0o600);
-      const size = fstatSync(this.#fd).size;
-      if (size > this.#maxBytes) ftruncateSync(this.#fd, 0);
+      fd = openSync(file, 'a+', 0o600);
+      const size = fstatSync(fd).size;
+      if (size > this.#maxBytes) ftruncateSync(fd, 0);
       this.#offset = size > this.#maxBytes ? 0 : size;
+      this.#fd = fd;
     } catch {
-      this.#fd = null;
+      if (fd !== null) closeSync(fd);
       return;
     }
     try {
