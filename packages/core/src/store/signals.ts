@@ -13,6 +13,8 @@ export type Signal =
   | { readonly kind: 'change'; readonly workspace: string }
   /** A lock of the workspace with this id was released or its lease shortened. */
   | { readonly kind: 'lock'; readonly workspaceId: string }
+  /** A key was revoked: forget the keys authenticated so far (auth/key-cache.ts). */
+  | { readonly kind: 'access' }
   /** Signals may have been lost (a reconnect): everyone re-reads now. */
   | { readonly kind: 'resync' };
 

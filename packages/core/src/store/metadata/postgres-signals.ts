@@ -32,6 +32,7 @@ function parse(payload: string | undefined): (Signal & { readonly node: string }
     if (value.kind === 'lock' && typeof value.workspaceId === 'string') {
       return { kind: 'lock', workspaceId: value.workspaceId, node: value.node };
     }
+    if (value.kind === 'access') return { kind: 'access', node: value.node };
     return null;
   } catch {
     return null;
