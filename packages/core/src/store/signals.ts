@@ -15,6 +15,8 @@ export type Signal =
   | { readonly kind: 'change'; readonly workspace: string }
   /** A lock of the workspace with this id was released or its lease shortened. */
   | { readonly kind: 'lock'; readonly workspaceId: string }
+  /** A key was revoked: forget the keys authenticated so far (auth/key-cache.ts). */
+  | { readonly kind: 'access' }
   /** Signals may have been lost (a reconnect): everyone re-reads now. */
   | { readonly kind: 'resync' };
 
@@ -80,6 +82,7 @@ export function decodeSignal(payload: string | undefined): { signal: Signal; nod
     if (value.kind === 'lock' && typeof value.workspaceId === 'string') {
       return { signal: { kind: 'lock', workspaceId: value.workspaceId }, node };
     }
+    if (value.kind === 'access') return { signal: { kind: 'access' }, node };
     return null;
   } catch {
     return null;
