@@ -1,6 +1,8 @@
 /** Audit-log queries, written once in Kysely for every dialect; the chain logic lives in audit/. */
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { SqlDialectInfo } from './dialect.js';
 import { AUDIT_WORKSPACE_ID_FROM } from './migrations.js';
+import { preparedInsert } from './prepared.js';
 import type { AuditRecord } from './records.js';
 import type { AuditTable, Database } from './tables.js';
 
@@ -44,9 +46,28 @@ function toEntry(row: Selectable<AuditTable>): AuditRecord {
 /** Largest multi-row INSERT; 13 columns × 256 rows stays far below every dialect's bind limit. */
 const MAX_CHUNK = 256;
 
+const INSERT = preparedInsert<'audit', Insertable<AuditTable>>('audit', [
+  'idx',
+  'time',
+  'actor',
+  'session',
+  'action',
+  'workspace',
+  'workspace_id',
+  'path',
+  'seq',
+  'outcome',
+  'code',
+  'prev_hash',
+  'hash',
+]);
+
 /** The audit area of the metadata store (`store.audit`, `tx.audit`). */
 export class AuditQueries {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialectInfo,
+  ) {}
 
   /** The newest entry's index and hash, or undefined for an empty log. */
   async head(): Promise<{ idx: number; hash: string } | undefined> {
@@ -82,7 +103,7 @@ export class AuditQueries {
         workspace_id: workspaceId,
         prev_hash: prevHash,
       }));
-      await this.db.insertInto('audit').values(rows).execute();
+      await INSERT(this.db, this.dialect, rows);
       start += size;
     }
   }

@@ -14,6 +14,7 @@
  * the mapping between them (file-tree-rows.ts, the area modules), never leave store/. Kysely itself never leaves store/ either: there is no getter for it, and
  * tests that must tamper with rows use `rawDatabase` from testing.ts.
  */
+import type { Role } from '@satchel/client/schemas/access.js';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
 import { blobRow, entryRow, newWorkspaceRow, toWorkspace, versionRow } from './file-tree-rows.js';
@@ -182,6 +183,11 @@ export class WorkspaceRows {
     return row;
   }
 
+  /** Remembers `row` as the workspace `name` unless this call has read it already. */
+  seed(name: string, row: Promise<WorkspaceRecord | undefined>): void {
+    if (!this.#rows.has(name)) this.#rows.set(name, row);
+  }
+
   /** The row of `name` if this call has read it already (never reads). */
   peek(name: string): Promise<WorkspaceRecord | undefined> | undefined {
     return this.#rows.get(name);
@@ -212,6 +218,15 @@ export class MetadataStore extends MetadataQueries {
   override findWorkspace(name: string): Promise<WorkspaceRecord | undefined> {
     const read = () => super.findWorkspace(name);
     return this.#workspaces ? this.#workspaces.get(name, read) : read();
+  }
+
+  override async findWorkspaceWithRole(
+    name: string,
+    principalId: string,
+  ): Promise<{ workspace: WorkspaceRecord; role: Role | null } | undefined> {
+    const found = await super.findWorkspaceWithRole(name, principalId);
+    this.#workspaces?.seed(name, Promise.resolve(found?.workspace));
+    return found;
   }
 
   /** The row of `name` as this call already read it (`forCall`), or undefined if it has not. */
