@@ -17,7 +17,7 @@
 import type { Role } from '@satchel/client/schemas/access.js';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
-import { blobRow, entryRow, newWorkspaceRow, toWorkspace, versionRow } from './file-tree-rows.js';
+import { blobRow, entryRow, newWorkspaceRow, versionRow } from './file-tree-rows.js';
 import { startLockEpoch } from './lock-queries.js';
 import { MetadataQueries } from './metadata-queries.js';
 import { migrateToLatest, pendingMigrations } from './migrations.js';
