@@ -2,7 +2,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
 import { AUDIT_WORKSPACE_ID_FROM } from './migrations.js';
-import { preparedInsert } from './prepared.js';
+import { prepared, preparedInsert } from './prepared.js';
 import type { AuditRecord } from './records.js';
 import type { AuditTable, Database } from './tables.js';
 
@@ -46,6 +46,10 @@ function toEntry(row: Selectable<AuditTable>): AuditRecord {
 /** Largest multi-row INSERT; 13 columns × 256 rows stays far below every dialect's bind limit. */
 const MAX_CHUNK = 256;
 
+const HEAD = prepared((db: Kysely<Database>) =>
+  db.selectFrom('audit').select(['idx', 'hash']).orderBy('idx', 'desc').limit(1),
+);
+
 const INSERT = preparedInsert<'audit', Insertable<AuditTable>>('audit', [
   'idx',
   'time',
@@ -71,12 +75,7 @@ export class AuditQueries {
 
   /** The newest entry's index and hash, or undefined for an empty log. */
   async head(): Promise<{ idx: number; hash: string } | undefined> {
-    const row = await this.db
-      .selectFrom('audit')
-      .select(['idx', 'hash'])
-      .orderBy('idx', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const [row] = await HEAD(this.db, this.dialect);
     return row && { idx: Number(row.idx), hash: row.hash };
   }
 

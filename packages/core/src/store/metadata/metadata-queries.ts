@@ -31,6 +31,7 @@ import type { Database } from './tables.js';
 import { TransferQueries } from './transfer-queries.js';
 import { UploadQueries } from './upload-queries.js';
 import { WebhookQueries } from './webhook-queries.js';
+import { oneOrTwoEntries } from './write-queries.js';
 
 /** Queries usable both outside and inside a transaction. */
 export class MetadataQueries {
@@ -66,7 +67,7 @@ export class MetadataQueries {
     this.invitations = new InvitationQueries(db);
     this.transfers = new TransferQueries(db);
     this.audit = new AuditQueries(db, dialect);
-    this.locks = new LockQueries(db);
+    this.locks = new LockQueries(db, dialect);
     this.webhooks = new WebhookQueries(db, dialect);
     this.search = new SearchQueries(db, dialect);
     this.rates = new RateQueries(db);
@@ -149,6 +150,11 @@ export class MetadataQueries {
     workspaceId: string,
     paths: readonly string[],
   ): Promise<Map<string, EntryRecord>> {
+    // A file and its parent, every write's case: one compiled statement.
+    const [a, b] = paths;
+    if (a !== undefined && paths.length <= 2) {
+      return oneOrTwoEntries(this.db, this.dialect, workspaceId, [a, b]);
+    }
     const rows = await this.db
       .selectFrom('entries')
       .selectAll()

@@ -17,12 +17,13 @@
 import type { Role } from '@satchel/client/schemas/access.js';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
-import { blobRow, entryRow, newWorkspaceRow, toWorkspace, versionRow } from './file-tree-rows.js';
+import { blobRow, entryRow, newWorkspaceRow, versionRow } from './file-tree-rows.js';
 import { startLockEpoch } from './lock-queries.js';
 import { MetadataQueries } from './metadata-queries.js';
 import { migrateToLatest, pendingMigrations } from './migrations.js';
 import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './records.js';
 import type { Database } from './tables.js';
+import { claimSeq, INSERT_VERSION, PUT_BLOB, PUT_ENTRY } from './write-queries.js';
 
 export { MetadataQueries } from './metadata-queries.js';
 export type {
@@ -99,14 +100,8 @@ export class MetadataTx extends MetadataQueries {
    * every write); undefined if there is no such workspace. The seq is only used if the
    * transaction commits.
    */
-  async claimSeq(name: string): Promise<WorkspaceRecord | undefined> {
-    const row = await this.db
-      .updateTable('workspaces')
-      .set((eb) => ({ seq: eb('seq', '+', 1) }))
-      .where('name', '=', name)
-      .returningAll()
-      .executeTakeFirst();
-    return row && toWorkspace(row);
+  claimSeq(name: string): Promise<WorkspaceRecord | undefined> {
+    return claimSeq(this.db, this.dialect, name);
   }
 
   /** Hands out the workspace's next seq; it is only used if the transaction commits. */
@@ -122,11 +117,7 @@ export class MetadataTx extends MetadataQueries {
 
   /** Registers content; a hash that is already registered is left as it is. */
   async putBlob(blob: BlobRecord): Promise<void> {
-    await this.db
-      .insertInto('blobs')
-      .values(blobRow(blob))
-      .onConflict((oc) => oc.column('hash').doNothing())
-      .execute();
+    await PUT_BLOB(this.db, this.dialect, [blobRow(blob)]);
   }
 
   /** Replaces a workspace's settings (the JSON of `WorkspaceSettings` and any unknown keys kept). */
@@ -143,18 +134,12 @@ export class MetadataTx extends MetadataQueries {
   }
 
   async insertVersion(version: VersionRecord): Promise<void> {
-    await this.db.insertInto('versions').values(versionRow(version)).execute();
+    await INSERT_VERSION(this.db, this.dialect, [versionRow(version)]);
   }
 
   /** Writes the entry of a path, replacing the one there. */
   async putEntry(entry: EntryRecord): Promise<void> {
-    const row = entryRow(entry);
-    const { workspace_id: _workspace, path: _path, ...rest } = row;
-    await this.db
-      .insertInto('entries')
-      .values(row)
-      .onConflict((oc) => oc.columns(['workspace_id', 'path']).doUpdateSet(rest))
-      .execute();
+    await PUT_ENTRY(this.db, this.dialect, [entryRow(entry)]);
   }
 
   async deleteEntry(workspaceId: string, path: string): Promise<void> {

@@ -11,7 +11,13 @@
  * one varying shape the hot path needs, multi-row inserts, with a template per row count.
  */
 
-import { type Compilable, CompiledQuery, type Kysely } from 'kysely';
+import {
+  type Compilable,
+  CompiledQuery,
+  type InsertQueryBuilder,
+  type InsertResult,
+  type Kysely,
+} from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
 import { directReader } from './sqlite.js';
 import type { Database } from './tables.js';
@@ -77,11 +83,15 @@ export function prepared<Args extends readonly unknown[], Row>(
 
 /**
  * A multi-row INSERT into `table` of rows with these `columns`, compiled once per dialect and
- * row count (callers keep the counts few, e.g. powers of two).
+ * row count (callers keep the counts few, e.g. powers of two); `finish` adds what follows the
+ * values (an ON CONFLICT clause).
  */
 export function preparedInsert<T extends keyof Database, Row extends Record<string, unknown>>(
   table: T,
   columns: readonly (keyof Row & string)[],
+  finish: (insert: InsertQueryBuilder<Database, T, InsertResult>) => Compilable<unknown> = (
+    insert,
+  ) => insert,
 ): (db: Kysely<Database>, dialect: SqlDialectInfo, rows: readonly Row[]) => Promise<void> {
   const templates = new Map<string, Template>();
   return async (db, dialect, rows) => {
@@ -92,7 +102,7 @@ export function preparedInsert<T extends keyof Database, Row extends Record<stri
       const values = rows.map((_, r) =>
         Object.fromEntries(columns.map((column, c) => [column, slots[r * columns.length + c]])),
       );
-      template = templateOf(db.insertInto(table).values(values as never));
+      template = templateOf(finish(db.insertInto(table).values(values as never)));
       templates.set(key, template);
     }
     await run(
