@@ -3,7 +3,9 @@
  * server (@modelcontextprotocol/server-filesystem), both over stdio with the SDK client, on the
  * same files: read_text_file and write_file ops/s, search_files "**\/*.md" over a 10,000-file
  * tree. Then where Satchel's time goes: the engine alone, MCP in memory, MCP over stdio.
- * Rounds alternate between the servers; figures are medians. BENCH_ROUNDS, BENCH_OPS, BENCH_TREE.
+ * Rounds alternate between the servers; figures are medians with the per-round range.
+ * BENCH_ROUNDS, BENCH_OPS, BENCH_TREE, BENCH_BYTES (file size, default 4096); BENCH_CPU_PROF=<dir>
+ * runs both server processes under `node --cpu-prof` and leaves their profiles in <dir>.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -34,8 +36,17 @@ function envInt(name: string, fallback: number): number {
 const ROUNDS = envInt('BENCH_ROUNDS', 5);
 const OPS = envInt('BENCH_OPS', 300);
 const TREE = envInt('BENCH_TREE', 10_000);
+const BYTES = envInt('BENCH_BYTES', 4096);
+const CPU_PROF = process.env.BENCH_CPU_PROF;
 const FILES = 100;
-const BODY = `${'lorem ipsum dolor sit amet '.repeat(37)}\n`; // ~1 KiB
+/**
+ * Markdown-like text of exactly BYTES bytes in 64-byte lines; a write replaces its first 8 bytes with
+ * the call's number.
+ */
+const LINE = `${'lorem ipsum dolor sit amet '.repeat(3).slice(0, 63)}\n`;
+const BODY = `${LINE.repeat(Math.ceil(BYTES / 64)).slice(0, BYTES - 1)}\n`;
+const numbered = (i: number) =>
+  BYTES > 8 ? `${String(i).padStart(7, '0')}\n${BODY.slice(8)}` : BODY;
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -54,10 +65,11 @@ interface Side {
 
 async function stdioClient(command: string, args: string[]): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1.0.0' });
+  const profile = CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`];
   await client.connect(
     new StdioClientTransport({
       command,
-      args,
+      args: [...profile, ...args],
       env: { PATH: process.env.PATH ?? '' },
       stderr: 'ignore',
     }),
@@ -95,7 +107,7 @@ const writeCall =
   (side: Side) =>
   (i: number): [string, Record<string, unknown>] => [
     'write_file',
-    { path: side.path(`/files/w${i % FILES}.md`), content: `${i}\n${BODY}` },
+    { path: side.path(`/files/w${i % FILES}.md`), content: numbered(i) },
   ];
 const searchCall = (side: Side) => (): [string, Record<string, unknown>] => [
   'search_files',
@@ -129,7 +141,7 @@ async function main(): Promise<void> {
   await mkdir(root, { recursive: true });
   console.log(
     `satchel mcp bench — ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} CPUs; ` +
-      `${ROUNDS} rounds of ${OPS} calls, ${FILES} files of ~1 KiB, search over ${TREE} files`,
+      `${ROUNDS} rounds of ${OPS} calls, ${FILES} files of ${BYTES} bytes, search over ${TREE} files`,
   );
   await seed(root, data);
   const satchel: Side = {
@@ -168,35 +180,35 @@ async function main(): Promise<void> {
         figures.search?.[side.name]?.push(performance.now() - start);
       }
     }
-    const m = (what: string, who: string) => median(figures[what]?.[who] ?? []);
+    // Targets of issue 15 (read, write) and of the first MCP issue (search: lower is better).
     const rows = [
-      [
-        'read_text_file',
-        `${m('read', 'satchel').toFixed(0)} ops/s`,
-        `${m('read', 'official').toFixed(0)} ops/s`,
-        m('read', 'satchel') / m('read', 'official'),
-        1,
-      ],
-      [
-        'write_file',
-        `${m('write', 'satchel').toFixed(0)} ops/s`,
-        `${m('write', 'official').toFixed(0)} ops/s`,
-        m('write', 'satchel') / m('write', 'official'),
-        1,
-      ],
-      [
-        'search_files **/*.md',
-        `${m('search', 'satchel').toFixed(1)} ms`,
-        `${m('search', 'official').toFixed(1)} ms`,
-        m('search', 'official') / m('search', 'satchel'),
-        10,
-      ],
+      { what: 'read', name: 'read_text_file', unit: 'ops/s', target: 1.2, higherIsBetter: true },
+      { what: 'write', name: 'write_file', unit: 'ops/s', target: 1, higherIsBetter: true },
+      {
+        what: 'search',
+        name: 'search_files **/*.md',
+        unit: 'ms',
+        target: 10,
+        higherIsBetter: false,
+      },
     ] as const;
-    console.log('\n| benchmark | satchel (median) | official (median) | ratio | target | result |');
-    console.log('|---|---|---|---|---|---|');
-    for (const [name, s, o, ratio, target] of rows) {
+    const cell = (values: readonly number[], unit: string) => {
+      const digits = unit === 'ms' ? 1 : 0;
+      const range = `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+      return `${median(values).toFixed(digits)} ${unit} (${range})`;
+    };
+    console.log(
+      '\n| benchmark | satchel median (range) | official median (range) | ratio | per-round ratios | target | result |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    for (const row of rows) {
+      const s = figures[row.what]?.satchel ?? [];
+      const o = figures[row.what]?.official ?? [];
+      const ratioOf = (a: number, b: number) => (row.higherIsBetter ? a / b : b / a);
+      const ratio = ratioOf(median(s), median(o));
+      const perRound = s.map((v, i) => `${ratioOf(v, o[i] ?? Number.NaN).toFixed(2)}`).join(' ');
       console.log(
-        `| ${name} | ${s} | ${o} | ${ratio.toFixed(2)}× | ≥ ${target}× | ${ratio >= target ? 'PASS' : 'MISS'} |`,
+        `| ${row.name} | ${cell(s, row.unit)} | ${cell(o, row.unit)} | ${ratio.toFixed(2)}× | ${perRound} | ≥ ${row.target}× | ${ratio >= row.target ? 'PASS' : 'MISS'} |`,
       );
     }
   } finally {
@@ -228,7 +240,7 @@ async function breakdown(data: string): Promise<void> {
     const engineRead = await timed((i) => engine.readText('bench', `/files/f${i % FILES}.md`));
     const memoryRead = await timed((i) => check(client, ...readCall(memory)(i)));
     const engineWrite = await timed((i) =>
-      engine.writeFile('bench', `/files/w${i % FILES}.md`, `${i}\n${BODY}`),
+      engine.writeFile('bench', `/files/w${i % FILES}.md`, numbered(i)),
     );
     const memoryWrite = await timed((i) => check(client, ...writeCall(memory)(i)));
     const searchStart = performance.now();

@@ -198,18 +198,19 @@ export class ToolContext {
   readonly satchel: Satchel;
   readonly limits: McpLimits;
   #default: string | undefined;
-  readonly #session: string | undefined;
+  readonly #call: CallOptions;
 
   constructor(options: ToolContextOptions) {
     this.satchel = options.satchel;
     this.limits = options.limits;
     this.#default = options.workspace;
-    this.#session = options.session;
+    // One object for every call: handlers spread it, nothing writes to it.
+    this.#call = Object.freeze(options.session === undefined ? {} : { session: options.session });
   }
 
   /** Options every engine call carries: the session label, when there is one. */
   call(): CallOptions {
-    return this.#session === undefined ? {} : { session: this.#session };
+    return this.#call;
   }
 
   /**

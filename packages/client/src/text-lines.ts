@@ -33,15 +33,16 @@ export async function sliceText(
   const maxBytes = options.maxBytes ?? DEFAULT_TEXT_BYTES;
   const first = options.offset ?? 1;
   const count = options.head ?? options.limit ?? Number.POSITIVE_INFINITY;
-  const lines = splitLines(body, info.path);
+  // Lines arrive a chunk's worth at a time: one await per chunk, not one per line.
+  const batches = splitLines(body, info.path);
   try {
     if (options.tail !== undefined) {
       const ring: string[] = [];
       let total = 0;
-      for await (const line of lines) {
-        total++;
-        ring.push(line);
-        if (ring.length > options.tail) ring.shift();
+      for await (const batch of batches) {
+        total += batch.length;
+        ring.push(...batch);
+        if (ring.length > options.tail) ring.splice(0, ring.length - options.tail);
       }
       const { text, kept } = capText(ring, maxBytes);
       const lineStart = total - ring.length + 1;
@@ -58,16 +59,18 @@ export async function sliceText(
     let bytes = 0;
     let index = 0;
     let truncated = false;
-    for await (const line of lines) {
-      index++;
-      if (index < first) continue;
-      const size = Buffer.byteLength(line);
-      if (selected.length === count || bytes + size > maxBytes) {
-        truncated = true;
-        break;
+    scan: for await (const batch of batches) {
+      for (const line of batch) {
+        index++;
+        if (index < first) continue;
+        const size = Buffer.byteLength(line);
+        if (selected.length === count || bytes + size > maxBytes) {
+          truncated = true;
+          break scan;
+        }
+        selected.push(line);
+        bytes += size;
       }
-      selected.push(line);
-      bytes += size;
     }
     return {
       info,
@@ -100,23 +103,33 @@ function capText(lines: readonly string[], maxBytes: number): { text: string; ke
  * as it is. Throws TypeError (from the fatal decoder) on invalid UTF-8.
  */
 export async function* utf8Lines(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  for await (const batch of utf8LineBatches(body)) yield* batch;
+}
+
+/** The lines of utf8Lines, in one array per piece of `body` that completes at least one. */
+async function* utf8LineBatches(body: AsyncIterable<Uint8Array>): AsyncGenerator<string[]> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let partial = '';
   for await (const piece of body) {
-    partial += decoder.decode(piece, { stream: true });
-    let nl = partial.indexOf('\n');
-    while (nl !== -1) {
-      yield partial.slice(0, nl + 1);
-      partial = partial.slice(nl + 1);
-      nl = partial.indexOf('\n');
+    const text = partial + decoder.decode(piece, { stream: true });
+    const lines: string[] = [];
+    let from = 0;
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
+      lines.push(text.slice(from, nl + 1));
+      from = nl + 1;
     }
+    partial = text.slice(from);
+    if (lines.length > 0) yield lines;
   }
   partial += decoder.decode();
-  if (partial.length > 0) yield partial;
+  if (partial.length > 0) yield [partial];
 }
 
-/** Yields lines with their terminators; INVALID_INPUT if the content is not UTF-8 text. */
-async function* splitLines(body: AsyncIterable<Uint8Array>, path: string): AsyncGenerator<string> {
+/** Batches of lines with their terminators; INVALID_INPUT if the content is not UTF-8 text. */
+async function* splitLines(
+  body: AsyncIterable<Uint8Array>,
+  path: string,
+): AsyncGenerator<string[]> {
   const binary = () =>
     new SatchelError('INVALID_INPUT', `${path} is a binary file; read it as bytes instead`, {
       path,
@@ -131,7 +144,7 @@ async function* splitLines(body: AsyncIterable<Uint8Array>, path: string): Async
     }
   }
   try {
-    yield* utf8Lines(sniffed());
+    yield* utf8LineBatches(sniffed());
   } catch (error) {
     if (error instanceof TypeError) throw binary();
     throw error;
