@@ -28,7 +28,6 @@ import {
 import { SatchelError } from '@satchel/client/errors.js';
 import type { BlobPutOptions, BlobRef, BlobStore } from './blob-store.js';
 import {
-  ChunkedHasher,
   checkHash,
   checkRef,
   DEFAULT_CHUNK_SIZE,
@@ -53,6 +52,7 @@ import {
   storeError,
 } from './s3-multipart.js';
 import { getRange, readChunks } from './s3-read.js';
+import { StreamHasher } from './stream-hasher.js';
 
 export interface S3BlobStoreOptions extends S3ClientSettings {
   readonly bucket: string;
@@ -120,7 +120,7 @@ export class S3BlobStore implements BlobStore {
 
   async put(source: AsyncIterable<Uint8Array>, options: BlobPutOptions = {}): Promise<BlobRef> {
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-    const hasher = new ChunkedHasher(this.#chunkSize);
+    const hasher = new StreamHasher(this.#chunkSize);
     const tempKey = `${this.#prefix}tmp/${randomUUID()}`;
     let upload: MultipartUpload | undefined;
     let multipart = false;
@@ -129,7 +129,7 @@ export class S3BlobStore implements BlobStore {
     try {
       for await (const piece of source) {
         if (hasher.size + piece.byteLength > maxBytes) throw tooLarge(maxBytes);
-        hasher.update(piece);
+        const hashed = hasher.update(piece);
         for (let offset = 0; offset < piece.byteLength; ) {
           const take = Math.min(part.byteLength - filled, piece.byteLength - offset);
           part.set(piece.subarray(offset, offset + take), filled);
@@ -148,8 +148,9 @@ export class S3BlobStore implements BlobStore {
           part = this.#takeBuffer(partSizeFor(upload.parts + 1, this.#partSize));
           filled = 0;
         }
+        if (hashed) await hashed;
       }
-      const digest = hasher.digest();
+      const digest = await hasher.digest();
       const key = this.#keyOf(digest.hash);
       if (upload === undefined) {
         await this.#putSmall(key, digest.hash, part.subarray(0, filled)).catch((error) => {
