@@ -60,9 +60,13 @@ export interface S3BlobStoreOptions extends S3ClientSettings {
   readonly prefix?: string;
   /** Verification chunk size recorded in the refs `put` returns (default 1 MiB). */
   readonly chunkSize?: number;
-  /** Upload part size, at least 5 MiB (default 8 MiB); also the "small content" cut-off. */
+  /**
+   * Upload part size, at least 5 MiB (default 5 MiB, S3's smallest: parts are held in memory
+   * until stored, so the size times `concurrency` is what an upload holds); also the "small
+   * content" cut-off.
+   */
   readonly partSize?: number;
-  /** Parts uploading at once (default 4): memory is about (concurrency + 1) × partSize. */
+  /** Parts uploading at once (default 4): memory is about concurrency × partSize. */
   readonly concurrency?: number;
   /** Largest content published with one CopyObject (default 5 GiB, S3's limit); tests lower it. */
   readonly maxCopyObject?: number;
@@ -95,7 +99,7 @@ export class S3BlobStore implements BlobStore {
         `chunk size must be a positive integer, got ${chunkSize}`,
       );
     }
-    this.#partSize = options.partSize ?? 8 * MIB;
+    this.#partSize = options.partSize ?? 5 * MIB;
     checkPartSize(this.#partSize);
     this.#copyPartSize = options.copyPartSize ?? 1024 * MIB;
     checkPartSize(this.#copyPartSize);
@@ -360,7 +364,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   #giveBack(buffer: Buffer): void {
-    if (buffer.byteLength === this.#partSize && this.#spare.length < this.#concurrency + 1) {
+    // One put holds at most `concurrency` buffers (one filling while the others upload).
+    if (buffer.byteLength === this.#partSize && this.#spare.length < this.#concurrency) {
       this.#spare.push(buffer);
     }
   }
