@@ -1,6 +1,7 @@
 /**
- * `pnpm bench`: the HTTP API on loopback against a bare node:http server — 4 KiB GET and PUT
- * (req/s, p99) with autocannon, and lock acquire+release round trips (p50).
+ * `pnpm bench`: the HTTP API on loopback against a Hono route with a constant bearer check and
+ * bare node:http servers — 4 KiB GET and PUT (req/s, p99, server CPU µs per request) with
+ * autocannon, and lock acquire+release round trips (p50). Targets from issue 15.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -49,9 +50,21 @@ const fmt = (n: number): string => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
 interface Load {
   readonly rps: number;
   readonly p99: number;
+  /** Server CPU (user + system) per request, µs. */
+  readonly cpu: number;
 }
 
-async function load(url: string, method: 'GET' | 'PUT', key: string, body: Buffer): Promise<Load> {
+/** Reads the servers' process CPU time (µs), from servers.ts over its stdin/stdout. */
+type CpuProbe = () => Promise<number>;
+
+async function load(
+  url: string,
+  method: 'GET' | 'PUT',
+  key: string,
+  body: Buffer,
+  cpu: CpuProbe,
+): Promise<Load> {
+  const before = await cpu();
   const result = await autocannon({
     url,
     method,
@@ -63,18 +76,32 @@ async function load(url: string, method: 'GET' | 'PUT', key: string, body: Buffe
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`${method} ${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   }
-  return { rps: result.requests.average, p99: result.latency.p99 };
+  const used = (await cpu()) - before;
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    cpu: used / Math.max(1, result.requests.total),
+  };
 }
 
-function compare(name: string, label: string, sides: Record<string, Load[]>): Check[] {
+function compare(
+  name: string,
+  label: string,
+  sides: Record<string, Load[]>,
+  target: number,
+): Check[] {
   const [subject, base] = [sides.satchel ?? [], sides[label] ?? []];
   const rps = median(subject.map((l) => l.rps));
   const baseRps = median(base.map((l) => l.rps));
   const p99 = median(subject.map((l) => l.p99));
   const ratio = rps / baseRps;
+  const ratios = subject.map((l, i) => l.rps / (base[i]?.rps ?? Number.NaN));
   console.log(
-    `  ${name}: satchel ${fmt(rps)} req/s (p99 ${fmt(p99)} ms) vs ${label} ${fmt(baseRps)} req/s ` +
-      `(p99 ${fmt(median(base.map((l) => l.p99)))} ms); rounds: ${subject.map((l) => fmt(l.rps)).join(', ')}`,
+    `  ${name}: satchel ${fmt(rps)} req/s (p99 ${fmt(p99)} ms, ` +
+      `${fmt(median(subject.map((l) => l.cpu)))} µs CPU/req) vs ${label} ${fmt(baseRps)} req/s ` +
+      `(p99 ${fmt(median(base.map((l) => l.p99)))} ms, ${fmt(median(base.map((l) => l.cpu)))} µs ` +
+      `CPU/req); per round ${subject.map((l) => fmt(l.rps)).join(', ')} vs ` +
+      `${base.map((l) => fmt(l.rps)).join(', ')}, ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}`,
   );
   return [
     {
@@ -82,8 +109,8 @@ function compare(name: string, label: string, sides: Record<string, Load[]>): Ch
       satchel: `${fmt(rps)} req/s`,
       baseline: `${fmt(baseRps)} req/s`,
       measured: `${ratio.toFixed(2)}×`,
-      target: '≥ 0.5×',
-      pass: ratio >= 0.5,
+      target: `≥ ${target}×`,
+      pass: ratio >= target,
     },
     {
       name: `${name} p99`,
@@ -144,21 +171,49 @@ function summary(checks: readonly Check[]): void {
   for (const row of rows) console.log(line(row));
 }
 
+/** The CPU µs per request of the loads, median, as a check with an optional ceiling. */
+function cpuCheck(name: string, loads: readonly Load[], ceiling: number | null): Check {
+  const cpu = median(loads.map((l) => l.cpu));
+  return {
+    name: `${name} server CPU per request`,
+    satchel: `${fmt(cpu)} µs`,
+    baseline: '-',
+    measured: `${fmt(cpu)} µs`,
+    target: ceiling === null ? 'report' : `≤ ${ceiling} µs`,
+    pass: ceiling === null ? null : cpu <= ceiling,
+  };
+}
+
 /** Starts the servers in their own process (bench/servers.ts) and resolves with their URLs. */
-async function startServers(): Promise<{ child: ChildProcess; ready: ServersReady }> {
+async function startServers(): Promise<{
+  child: ChildProcess;
+  ready: ServersReady;
+  cpu: CpuProbe;
+}> {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', fileURLToPath(new URL('servers.ts', import.meta.url))],
-    { cwd: API_DIR, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_TMP: TMP } },
+    { cwd: API_DIR, stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, BENCH_TMP: TMP } },
   );
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const [line] = (await Promise.race([
-    once(lines, 'line'),
-    once(child, 'exit').then(() => {
-      throw new Error('the bench servers exited before they were ready');
-    }),
-  ])) as [string];
-  return { child, ready: JSON.parse(line) as ServersReady };
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[
+    Symbol.asyncIterator
+  ]();
+  const exited = once(child, 'exit').then(() => {
+    throw new Error('the bench servers exited');
+  });
+  exited.catch(() => undefined);
+  const next = async (): Promise<string> => {
+    const line = await Promise.race([lines.next(), exited]);
+    if (line.done) throw new Error('the bench servers closed their output');
+    return line.value;
+  };
+  const ready = JSON.parse(await next()) as ServersReady;
+  const cpu = async (): Promise<number> => {
+    child.stdin?.write('\n');
+    const { user, system } = JSON.parse(await next()) as { user: number; system: number };
+    return user + system;
+  };
+  return { child, ready, cpu };
 }
 
 async function main(): Promise<void> {
@@ -168,30 +223,45 @@ async function main(): Promise<void> {
   console.log(
     `${ROUNDS} rounds × ${SECONDS} s, ${CONNECTIONS} connections; the servers run in a child ` +
       'process, autocannon in this one, on loopback; req/s and p99 are medians of the rounds.\n' +
-      'Satchel PUT is durable (SQLite WAL, synchronous=FULL: fsync before the answer); the bare ' +
-      'baseline PUT is not (it stores nothing); "bare+fsync" writes and fsyncs a file per PUT.',
+      'Satchel PUT is durable (SQLite WAL, synchronous=FULL: fsync before the answer); ' +
+      '"bare+fsync" writes and fsyncs a file per PUT. "hono" answers the same bytes behind a ' +
+      "constant bearer check; CPU is the server process's user + system time per request.",
   );
-  const { child, ready } = await startServers();
+  const { child, ready, cpu } = await startServers();
   const { urls, key } = ready;
   const content = readFileSync(join(TMP, 'content.bin'));
   const file = (base: string) => `${base}/v1/workspaces/bench/files/f.bin`;
-  const gets: Record<string, Load[]> = { satchel: [], bare: [] };
-  const puts: Record<string, Load[]> = { satchel: [], bare: [], 'bare+fsync': [] };
+  const gets: Record<string, Load[]> = { satchel: [], hono: [], bare: [] };
+  const puts: Record<string, Load[]> = { satchel: [], 'bare+fsync': [] };
   try {
+    // Unmeasured: JIT, page cache, connections.
+    for (const side of ['satchel', 'hono', 'bare'] as const) {
+      await autocannon({
+        url: file(urls[side]),
+        connections: CONNECTIONS,
+        duration: 1,
+        headers: { Authorization: `Bearer ${key}` },
+      });
+    }
     for (let round = 0; round < ROUNDS; round++) {
       // Rotating the order, so no side always runs on the warmer machine.
-      const order =
-        round % 2 === 0 ? (['satchel', 'bare'] as const) : (['bare', 'satchel'] as const);
-      for (const side of order) gets[side]?.push(await load(file(urls[side]), 'GET', key, content));
-      for (const side of ['bare+fsync', ...order] as const) {
-        puts[side]?.push(await load(file(urls[side]), 'PUT', key, content));
+      const sides = ['satchel', 'hono', 'bare'] as const;
+      const order = [...sides.slice(round % 3), ...sides.slice(0, round % 3)];
+      for (const side of order) {
+        gets[side]?.push(await load(file(urls[side]), 'GET', key, content, cpu));
+      }
+      const putOrder = round % 2 === 0 ? ['satchel', 'bare+fsync'] : ['bare+fsync', 'satchel'];
+      for (const side of putOrder as (keyof typeof urls)[]) {
+        puts[side]?.push(await load(file(urls[side]), 'PUT', key, content, cpu));
       }
       console.log(`  round ${round + 1}/${ROUNDS} done`);
     }
     const checks = [
-      ...compare('GET 4 KiB', 'bare', gets),
-      ...compare('PUT 4 KiB', 'bare', puts),
-      compare('PUT 4 KiB', 'bare+fsync', puts)[0],
+      ...compare('GET 4 KiB', 'hono', gets, 0.5),
+      compare('GET 4 KiB', 'bare', gets, 0.2)[0],
+      cpuCheck('GET 4 KiB', gets.satchel ?? [], 200),
+      ...compare('PUT 4 KiB', 'bare+fsync', puts, 1.5),
+      cpuCheck('PUT 4 KiB', puts.satchel ?? [], null),
     ].filter((c): c is Check => c !== undefined);
     const p50 = await lockRoundTrips(urls.satchel, key);
     console.log(

@@ -19,6 +19,11 @@ export interface ApiVariables {
   reauthenticate: () => Promise<Satchel>;
   /** The key's budget in this window; set by the rate limiter (rate-limit.ts) when it counts. */
   rateLimit: RateLimitInfo;
+  /**
+   * Set by a route whose response body is one buffer in memory: its length. The observer
+   * (http/observe.ts) then counts it as sent when the response finishes, without wrapping it.
+   */
+  bodyBytes: number;
 }
 
 export interface ApiEnv {

@@ -13,6 +13,7 @@ import { searchBench } from './search.js';
 import { streamedWrite } from './stream.js';
 import { syncBench } from './sync.js';
 import { type BenchConfig, type Benchmark, type Check, envInt, TMP_ROOT } from './util.js';
+import { wakeLatency } from './wake.js';
 import { batchedWrites, concurrentWrites, sequentialWrites } from './writes.js';
 
 const BENCHMARKS: Record<string, Benchmark> = {
@@ -27,6 +28,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   search: searchBench,
   sync: syncBench,
   s3: s3Bench,
+  wake: wakeLatency,
 };
 
 function diskOf(dir: string): string {

@@ -61,7 +61,8 @@ const IN_MEMORY_TYPES = new Set(['application/json', 'application/problem+json']
  * Makes the response body count its bytes and calls `finish` once it is sent (or abandoned).
  * JSON without a length is the app's own `c.json()` result, already a string in memory: it is
  * re-sent as that string, which keeps its exact Content-Length. Everything else (file
- * downloads, SSE, exports) is wrapped as a stream and counted as the client reads it.
+ * downloads, SSE, exports) is wrapped as a stream and counted as the client reads it — except
+ * a body a route declared in memory (`bodyBytes`), counted when the response finishes.
  */
 async function countResponseBody(
   c: Context<ApiEnv>,
@@ -70,6 +71,19 @@ async function countResponseBody(
   const res = c.res;
   if (res.body === null || c.req.method === 'HEAD') {
     finish(0, true);
+    return;
+  }
+  const inMemory = c.get('bodyBytes');
+  if (inMemory !== undefined) {
+    // One buffer, written at once: sent whole when the response finishes, else not counted.
+    const outgoing = c.env?.outgoing;
+    if (outgoing === undefined) finish(inMemory, true);
+    else {
+      outgoing.once('close', () => {
+        const complete = outgoing.writableFinished;
+        finish(complete ? inMemory : 0, complete);
+      });
+    }
     return;
   }
   const init = { status: res.status, statusText: res.statusText, headers: res.headers };

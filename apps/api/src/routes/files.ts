@@ -98,7 +98,13 @@ function send(c: Ctx, file: FileStream, range: SelectedRange | null, pinned: boo
     headers['Content-Range'] = contentRange(range, file.info.size);
     headers['Content-Length'] = String(range.end - range.start);
   }
-  return c.body(downloadBody(file.body), range === null ? 200 : 206, headers);
+  const status = range === null ? 200 : 206;
+  // Small files come whole from core: sent as one buffer, no stream.
+  if (file.bytes !== undefined) {
+    c.set('bodyBytes', file.bytes.byteLength);
+    return c.body(file.bytes as Uint8Array<ArrayBuffer>, status, headers);
+  }
+  return c.body(downloadBody(file.body), status, headers);
 }
 
 /** The head seq of a path, or null when nothing is there (for If-Match: * and lists). */

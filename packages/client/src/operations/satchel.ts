@@ -18,6 +18,11 @@ export interface FileStream {
   /** The requested bytes [range.start, range.end); each piece is verified before it is emitted. */
   readonly body: Readable;
   readonly range: Required<ByteRange>;
+  /**
+   * The same bytes in one verified buffer, when the engine had them whole in memory (small files
+   * stored inline): a frontend can send them without a stream. Use either this or `body`.
+   */
+  readonly bytes?: Uint8Array;
 }
 
 export interface BatchFile {

@@ -23,6 +23,7 @@ import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { iso } from '../kernel/records.js';
 import type { MetadataQueries, MetadataStore } from '../store/metadata/metadata-store.js';
 import type { KeyRecord, PrincipalRecord } from '../store/metadata/records.js';
+import type { Credentials, KeyCache } from './key-cache.js';
 import { checkLineage, checkMintDepth, childExpiry, unauthenticated } from './key-lineage.js';
 import { generateKey, parseKey, secretMatches } from './keys.js';
 
@@ -136,18 +137,33 @@ export async function bootstrapAdmin(
 /**
  * The actor a key stands for; UNAUTHENTICATED if it is malformed, unknown, revoked or expired,
  * or if a key it was minted from is. Reads the key, its ancestors and its principal in one
- * bounded query.
+ * bounded query — or not at all while `cache` remembers the key (auth/key-cache.ts).
  */
-export async function authenticate(q: MetadataQueries, key: string, now: number): Promise<Actor> {
+export async function authenticate(
+  q: MetadataQueries,
+  key: string,
+  now: number,
+  cache?: KeyCache,
+): Promise<Actor> {
   const parsed = typeof key === 'string' ? parseKey(key.trim()) : null;
   if (!parsed) throw unauthenticated('not a Satchel key (they start with satchel_)');
-  // The key, the keys it was minted from and its principal: one round trip per request.
-  const { chain, principal } = await q.access.credentials(parsed.id);
+  const load = () => credentialsOf(q, parsed.id, parsed.secret, now);
+  return cache ? cache.actor(parsed.id, parsed.secret, now, load) : (await load()).actor;
+}
+
+async function credentialsOf(
+  q: MetadataQueries,
+  id: string,
+  secret: string,
+  now: number,
+): Promise<Credentials> {
+  // The key, the keys it was minted from and its principal: one round trip.
+  const { chain, principal } = await q.access.credentials(id);
   const [row] = chain;
-  if (!row || !secretMatches(parsed.secret, row.secretHash)) throw unauthenticated('unknown key');
-  checkLineage(chain, now);
+  if (!row || !secretMatches(secret, row.secretHash)) throw unauthenticated('unknown key');
+  const { expiresAt } = checkLineage(chain, now);
   if (!principal) throw unauthenticated('unknown key');
-  return actorOf(principal, row);
+  return { actor: actorOf(principal, row), secretHash: row.secretHash, expiresAt };
 }
 
 export async function whoami(ctx: EngineContext): Promise<WhoAmI> {

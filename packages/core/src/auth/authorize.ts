@@ -116,9 +116,24 @@ export async function effectiveRole(
   ws: WorkspaceRecord,
 ): Promise<Role | null> {
   if (actor.scope.workspaces !== null && !actor.scope.workspaces.includes(ws.name)) return null;
-  const role: Role | null = actor.admin
-    ? 'owner'
-    : await q.members.roleOf(ws.id, actor.principalId);
+  return roleWithin(
+    actor,
+    ws,
+    actor.admin ? null : await q.members.roleOf(ws.id, actor.principalId),
+  );
+}
+
+/**
+ * The actor's effective role in `ws` given its membership there (`memberRole`, null: none), or
+ * null if it may not see the workspace: admin is owner everywhere; the key's scope narrows.
+ */
+export function roleWithin(
+  actor: Actor,
+  ws: WorkspaceRecord,
+  memberRole: Role | null,
+): Role | null {
+  if (actor.scope.workspaces !== null && !actor.scope.workspaces.includes(ws.name)) return null;
+  const role: Role | null = actor.admin ? 'owner' : memberRole;
   if (role === null) return null;
   const ceiling = actor.scope.roleCeiling;
   return ceiling !== null && ROLE_RANK[ceiling] < ROLE_RANK[role] ? ceiling : role;
@@ -136,7 +151,17 @@ export async function authorize(
   ws: WorkspaceRecord,
   paths: readonly string[] = [],
 ): Promise<Role> {
-  const role = await effectiveRole(q, actor, ws);
+  return authorizeRole(actor, action, ws, await effectiveRole(q, actor, ws), paths);
+}
+
+/** `authorize` with the actor's effective role in `ws` already known (`roleWithin`). */
+export function authorizeRole(
+  actor: Actor,
+  action: WorkspaceAction,
+  ws: WorkspaceRecord,
+  role: Role | null,
+  paths: readonly string[] = [],
+): Role {
   if (role === null) {
     throw new SatchelError('NOT_FOUND', `workspace ${ws.name} not found`, { workspace: ws.name });
   }

@@ -9,13 +9,14 @@ import type { GlobalAction, WorkspaceAction } from '@satchel/client/operations/a
 import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import type { AuditInput, AuditLog } from '../audit/audit-log.js';
 import type { RefusalLog } from '../audit/refusal-log.js';
-import { authorize, authorizeGlobal } from '../auth/authorize.js';
+import { authorizeGlobal, authorizeRole, roleWithin } from '../auth/authorize.js';
+import type { KeyCache } from '../auth/key-cache.js';
 import type { NameProbes } from '../auth/name-probes.js';
 import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
 import type { ChangeNotifier } from '../kernel/change-notifier.js';
 import type { EngineContext, EngineLimits } from '../kernel/context.js';
-import { requireWorkspace } from '../kernel/context.js';
+import { workspaceNotFound } from '../kernel/context.js';
 import type { LockWaiters } from '../locks/locks.js';
 import type { GrepWorkers } from '../search/grep-workers.js';
 import type { SearchIndex } from '../search/indexer.js';
@@ -33,6 +34,8 @@ export interface EngineServices {
   readonly audit: AuditLog;
   /** The bounded server-level log of calls refused before they reached the engine. */
   readonly refusals: RefusalLog;
+  /** Keys authenticated recently (auth/key-cache.ts): forgotten on revocation, on every node. */
+  readonly keys: KeyCache;
   readonly waiters: LockWaiters;
   readonly changes: ChangeNotifier;
   readonly clock: () => number;
@@ -230,12 +233,15 @@ export function workspaceCheck(
 ): Check {
   return async (ctx) => {
     validateWorkspaceName(workspace);
-    const ws = await requireWorkspace(ctx.store, workspace);
-    await authorize(
-      ctx.store,
+    // The workspace and the actor's membership in one query; the call reuses the row.
+    const found = await ctx.store.findWorkspaceWithRole(workspace, actor.principalId);
+    if (!found) throw workspaceNotFound(workspace);
+    const role = roleWithin(actor, found.workspace, found.role);
+    authorizeRole(
       actor,
       action,
-      ws,
+      found.workspace,
+      role,
       paths.map((p) => normalizePath(p)),
     );
   };

@@ -15,14 +15,12 @@ import type { ChangeNotifier } from '../kernel/change-notifier.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { changeEvent } from '../kernel/records.js';
 
-/** While waiting, also re-read this often: another process may have committed. */
-const CROSS_PROCESS_RECHECK_MS = 1000;
-
 /**
  * Changes after `options.after`, oldest first. A page holds at most `limit` events and never
  * splits one change (all events of a seq come together; a single change larger than the limit is
- * returned whole). With `waitSeconds`, an empty result waits until a change commits (in this
- * process: at once; in another: within a second) or the time is up.
+ * returned whole). With `waitSeconds`, an empty result waits until a change commits (woken by
+ * its signal, from this process or another; re-read every `notifier.recheckMs` in case a signal
+ * was lost) or the time is up.
  */
 export async function listChanges(
   ctx: EngineContext,
@@ -50,6 +48,6 @@ export async function listChanges(
     }
     const left = deadline - Date.now();
     if (left <= 0 || notifier.closed) return { events: [], cursor: after };
-    await notifier.wait(workspace, Math.min(left, CROSS_PROCESS_RECHECK_MS));
+    await notifier.wait(workspace, Math.min(left, notifier.recheckMs));
   }
 }

@@ -72,8 +72,8 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
   }
 
   authenticate(key: string): Promise<Actor> {
-    const { store, clock } = this.services;
-    return accessOps.authenticate(store, key, clock()).catch((error: unknown) => {
+    const { store, clock, keys } = this.services;
+    return accessOps.authenticate(store, key, clock(), keys).catch((error: unknown) => {
       throw unavailableOr(store, error);
     });
   }

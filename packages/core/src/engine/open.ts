@@ -10,6 +10,7 @@ import { SatchelError } from '@satchel/client/errors.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { RefusalLog } from '../audit/refusal-log.js';
 import { actorOf, bootstrapAdmin } from '../auth/access.js';
+import { KeyCache } from '../auth/key-cache.js';
 import {
   DEFAULT_NAME_PROBE_LIMITS,
   type NameProbeLimits,
@@ -92,6 +93,11 @@ export interface OpenSatchelOptions {
   /** Answers `ask` from retrieved passages. Without one, `ask` returns the passages. */
   readonly llm?: ChatProvider;
   /**
+   * How long an authenticated key is remembered (ms; default 2000, 0: never). A revocation
+   * reaches every node at once through `signals`; the window bounds a node that missed it.
+   */
+  readonly keyCacheMs?: number;
+  /**
    * How this node hears about commits and lock releases on other nodes of the same database;
    * by default only its own (store/signals.ts). Closed with the engine.
    */
@@ -163,6 +169,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
       ...options.refusalAudit,
     });
     const waiters = new LockWaiters({ clock, signals });
+    const keys = new KeyCache(signals, options.keyCacheMs);
     const changes = new ChangeNotifier(signals);
     const search = new SearchIndex({
       store,
@@ -196,6 +203,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
       committer,
       audit,
       refusals,
+      keys,
       waiters,
       changes,
       clock,
@@ -219,6 +227,7 @@ export async function openSatchel(options: OpenSatchelOptions): Promise<SatchelE
         // Attempts in flight are recorded before the database closes.
         await webhooks.dispatcher?.stop();
         waiters.close();
+        keys.close();
         changes.close();
         await signals.close();
         // The index step under way commits (or not) before the database closes.

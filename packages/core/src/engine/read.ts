@@ -17,12 +17,33 @@ import {
 } from '@satchel/client/schemas/index.js';
 import { checkTextOptions, sliceText } from '@satchel/client/text-lines.js';
 import picomatch from 'picomatch';
-import { blobBytes, requireBlob } from '../kernel/content.js';
+import { blobBytes, inlineBytes, requireBlob } from '../kernel/content.js';
 import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { entryInfo, iso, versionInfo } from '../kernel/records.js';
-import type { EntryRecord, WorkspaceRecord } from '../store/metadata/metadata-store.js';
+import type { BlobRecord, EntryRecord, WorkspaceRecord } from '../store/metadata/metadata-store.js';
 import { resolveVersion } from './history.js';
+
+/**
+ * The FileInfo of the head or of version `seq`, with the blob of a file; the head's entry and
+ * blob come in one query.
+ */
+async function locateFile(
+  ctx: EngineContext,
+  ws: WorkspaceRecord,
+  path: string,
+  seq: number | undefined,
+): Promise<{ info: FileInfo; blob: BlobRecord }> {
+  if (seq === undefined && path !== '/') {
+    const found = await ctx.store.getEntryWithBlob(ws.id, path);
+    if (!found) throw notFound(path);
+    const info = entryInfo(found.entry);
+    const hash = requireFile(info);
+    return { info, blob: found.blob ?? (await requireBlob(ctx.store, hash)) };
+  }
+  const info = await locate(ctx, ws, path, seq);
+  return { info, blob: await requireBlob(ctx.store, requireFile(info)) };
+}
 
 /** The FileInfo of the head, or of version `seq` (NOT_FOUND if that version is a deletion). */
 async function locate(
@@ -96,8 +117,7 @@ export async function readFile(
   const path = normalizeEntryPath(rawPath);
   const options = parseOptions(ReadOptionsSchema, rawOptions);
   const ws = await requireWorkspace(ctx.store, workspace);
-  const info = await locate(ctx, ws, path, options.version);
-  const hash = requireFile(info);
+  const { info, blob } = await locateFile(ctx, ws, path, options.version);
   const start = options.range?.start ?? 0;
   const end = Math.min(options.range?.end ?? info.size, info.size);
   if (start > info.size || (start > 0 && start >= info.size) || end < start) {
@@ -107,7 +127,20 @@ export async function readFile(
       { path, size: info.size, reason: 'range_not_satisfiable' },
     );
   }
-  const blob = await requireBlob(ctx.store, hash);
+  if (blob.location === 'inline') {
+    // Small content is in the row: verified now, handed over as one buffer (and as a stream).
+    const bytes = inlineBytes(blob).subarray(start, end);
+    let body: Readable | undefined;
+    return {
+      info,
+      range: { start, end },
+      bytes,
+      get body() {
+        body ??= Readable.from([bytes], { objectMode: false });
+        return body;
+      },
+    };
+  }
   const pieces = blobBytes(ctx, blob, start, end);
   const first = await pieces.next();
   async function* all(): AsyncGenerator<Uint8Array> {

@@ -137,7 +137,11 @@ export const RUNS: Runs = {
   listPrincipals: (ctx, [options]) => accessOps.listPrincipals(ctx, options),
   createKey: (ctx, [input]) => accessOps.createKey(ctx, input ?? {}),
   listKeys: (ctx, [options]) => accessOps.listKeys(ctx, options),
-  revokeKey: (ctx, [id]) => accessOps.revokeKey(ctx, id),
+  revokeKey: async (ctx, [id], services) => {
+    const revoked = await accessOps.revokeKey(ctx, id);
+    services.keys.revoked();
+    return revoked;
+  },
   listMembers: (ctx, [ws]) => listMembers(ctx, ws),
   setMember: (ctx, [ws, principal, role]) => setMember(ctx, ws, principal, role),
   removeMember: (ctx, [ws, principal]) => removeMember(ctx, ws, principal),

@@ -10,8 +10,9 @@ import { LocalSignals, type Signals } from '../store/signals.js';
  * timer, so a lost wake-up costs latency, never a missed change. `close` wakes everyone and
  * makes later waits return at once.
  *
- * Wake-ups travel as `change` signals (store/signals.ts): in one process at once; between nodes
- * on PostgreSQL through LISTEN/NOTIFY, and through the callers' timers when a signal is lost.
+ * Wake-ups travel as `change` signals (store/signals.ts): in one process at once; between the
+ * processes of one data directory through its signal file; between nodes on PostgreSQL through
+ * LISTEN/NOTIFY; and through the callers' timers (`recheckMs`) when a signal is lost.
  */
 export class ChangeNotifier {
   readonly #waiters = new Map<string, Set<() => void>>();
@@ -35,6 +36,14 @@ export class ChangeNotifier {
   subscribe(listener: (workspace: string) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * How long a waiter may sleep before re-reading the store, in case a signal from another
+   * process was lost (ms; the signals' own safety net, 1 s unless they say otherwise).
+   */
+  get recheckMs(): number {
+    return this.#signals.recheckMs;
   }
 
   /** True once the engine is closing: long polls end at once, with what they have. */

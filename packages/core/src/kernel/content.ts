@@ -14,6 +14,15 @@ export async function requireBlob(q: MetadataQueries, hash: string): Promise<Blo
   return row;
 }
 
+/** The content of an inline blob, verified against its hash (INTEGRITY if it does not match). */
+export function inlineBytes(row: BlobRecord): Uint8Array {
+  const data = row.data ?? new Uint8Array(0);
+  if (createHash('sha256').update(data).digest('hex') !== row.hash) {
+    throw integrityError(row.hash, 'inline content does not match its hash');
+  }
+  return data;
+}
+
 /** Bytes [start, end) of a blob; nothing is yielded from content that fails verification. */
 export async function* blobBytes(
   ctx: Pick<EngineContext, 'blobs'>,
@@ -22,10 +31,7 @@ export async function* blobBytes(
   end: number,
 ): AsyncGenerator<Uint8Array> {
   if (row.location === 'inline') {
-    const data = row.data ?? new Uint8Array(0);
-    if (createHash('sha256').update(data).digest('hex') !== row.hash) {
-      throw integrityError(row.hash, 'inline content does not match its hash');
-    }
+    const data = inlineBytes(row);
     if (end > start) yield data.subarray(start, end);
     return;
   }

@@ -20,7 +20,8 @@ interface Waiter {
  * In-process queue of lock requests that wait, per workspace, in arrival order. A waiter retries
  * when a lock in its workspace is released, when the earliest lease it waits on expires (one
  * timer for all waiters, re-armed as they come and go) and, as a safety net for locks released
- * by another process, every `recheckMs` (default 1 s). Nothing polls faster than that.
+ * by another process whose signal was lost, every `recheckMs` (default: the signals' own, 1 s
+ * unless they say otherwise). Nothing polls faster than that.
  *
  * Lock wake-ups between nodes travel as `lock` signals (store/signals.ts). Contract: the
  * store decides who holds a lock, never the waiters; a waiter is only ever woken early (a spurious
@@ -31,7 +32,7 @@ interface Waiter {
  */
 export class LockWaiters {
   readonly #clock: () => number;
-  readonly #recheckMs: number;
+  readonly #recheckMs: number | undefined;
   readonly #queues = new Map<string, Waiter[]>();
   #timer: ReturnType<typeof setTimeout> | null = null;
   #timerAt = Number.POSITIVE_INFINITY;
@@ -47,7 +48,7 @@ export class LockWaiters {
    */
   constructor(options: { clock?: () => number; recheckMs?: number; signals?: Signals } = {}) {
     this.#clock = options.clock ?? Date.now;
-    this.#recheckMs = options.recheckMs ?? 1000;
+    this.#recheckMs = options.recheckMs;
     this.#signals = options.signals ?? new LocalSignals();
     this.#unsubscribe = this.#signals.subscribe((signal) => {
       if (signal.kind === 'lock') this.notify(signal.workspaceId);
@@ -76,7 +77,9 @@ export class LockWaiters {
     const queue = this.#queues.get(workspaceId) ?? [];
     queue.push(waiter);
     this.#queues.set(workspaceId, queue);
-    this.#safety ??= unref(setInterval(() => this.recheck(), this.#recheckMs));
+    this.#safety ??= unref(
+      setInterval(() => this.recheck(), this.#recheckMs ?? this.#signals.recheckMs),
+    );
     try {
       for (;;) {
         if (this.#closed) throw closedError(claim.path);

@@ -345,6 +345,8 @@ export async function checkWriteLocks(
       );
     }
   }
+  // Most workspaces hold no lock most of the time: one cheap statement says so.
+  if (!(await tx.locks.anyLive(workspaceId, now))) return;
   const reach: LockTarget = { path: target.path, scope: target.tree ? 'tree' : 'file' };
   const live = await tx.locks.live(workspaceId, now, reach);
   const blockers = live.filter((lock) => lock.mode === 'exclusive' && lock.holder !== me);

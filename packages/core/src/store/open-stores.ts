@@ -7,6 +7,7 @@
 import { join, resolve } from 'node:path';
 import { SatchelError } from '@satchel/client/errors.js';
 import type { BlobStore } from './blob-store.js';
+import { DataDirSignals } from './data-dir-signals.js';
 import { FsBlobStore } from './fs-blob-store.js';
 import { MemoryBlobStore } from './memory-blob-store.js';
 import { MetadataStore } from './metadata/metadata-store.js';
@@ -137,6 +138,8 @@ export interface StoreConfig {
 }
 
 export const DATABASE_FILE = 'satchel.db';
+/** Appended to a SQLite file's name: the file its processes signal each other through. */
+export const SIGNALS_SUFFIX = '-signals';
 export const BLOBS_DIR = 'blobs';
 
 /** The embedded stores of a data directory (`root`), or in-memory ones when `root` is null. */
@@ -171,10 +174,16 @@ export async function openMetadata(config: MetadataConfig): Promise<MetadataStor
 
 /**
  * How the nodes sharing the metadata database `config` names hear of each other's commits and
- * lock releases: LISTEN/NOTIFY on PostgreSQL (the database must answer now), in-process otherwise.
+ * lock releases: LISTEN/NOTIFY on PostgreSQL (the database must answer now); for a SQLite file,
+ * a watched signal file beside it (`satchel.db-signals`), shared by every process that opens it;
+ * in-process for a database in memory.
  */
 export async function openSignals(config: MetadataConfig): Promise<Signals> {
-  if (config.kind !== 'postgres') return new LocalSignals();
+  if (config.kind === 'sqlite') {
+    return config.file === ':memory:'
+      ? new LocalSignals()
+      : DataDirSignals.open(`${config.file}${SIGNALS_SUFFIX}`);
+  }
   return PgSignals.connect({
     connectionString: config.url,
     ...(config.schema === undefined ? {} : { options: `-c search_path=${config.schema}` }),

@@ -1,5 +1,7 @@
 /** SQL for principals and API keys, with their key lineage (portable Kysely). */
 import { type Kysely, type Selectable, sql } from 'kysely';
+import type { SqlDialectInfo } from './dialect.js';
+import { prepared } from './prepared.js';
 import type { KeyChainLink, KeyRecord, PrincipalRecord } from './records.js';
 import type { ApiKeysTable, Database, PrincipalsTable } from './tables.js';
 
@@ -42,9 +44,48 @@ function toKey(row: Selectable<ApiKeysTable>): KeyRecord {
   };
 }
 
+/** The recursive query behind `keyChain` and `credentials`. */
+function chainOf(db: Kysely<Database>, id: string) {
+  return db
+    .withRecursive('chain(id, parent_id, depth)', (qb) =>
+      qb
+        .selectFrom('api_keys')
+        .select(['id', 'parent_id', sql<number>`0`.as('depth')])
+        .where('id', '=', id)
+        .unionAll((qb) =>
+          qb
+            .selectFrom('api_keys')
+            .innerJoin('chain', 'chain.parent_id', 'api_keys.id')
+            .select(['api_keys.id', 'api_keys.parent_id', sql<number>`chain.depth + 1`.as('depth')])
+            .where('chain.depth', '<', MAX_KEY_DEPTH),
+        ),
+    )
+    .selectFrom('chain')
+    .innerJoin('api_keys', 'api_keys.id', 'chain.id')
+    .selectAll('api_keys')
+    .select('chain.depth')
+    .orderBy('chain.depth');
+}
+
+/** Authentication's one query (every request runs it): compiled once. */
+const CREDENTIALS = prepared((db: Kysely<Database>, id: string) =>
+  chainOf(db, id)
+    .leftJoin('principals as p', 'p.id', 'api_keys.principal_id')
+    .select([
+      'p.id as p_id',
+      'p.name as p_name',
+      'p.kind as p_kind',
+      'p.admin as p_admin',
+      'p.created_at as p_created_at',
+    ]),
+);
+
 /** The principals and keys area of the metadata store (`store.access`, `tx.access`). */
 export class AccessQueries {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialectInfo,
+  ) {}
 
   async insertPrincipal(principal: PrincipalRecord): Promise<void> {
     await this.db
@@ -134,7 +175,7 @@ export class AccessQueries {
    * link still has a `parentId`, the chain is longer than the bound (or its parent row is gone).
    */
   async keyChain(id: string): Promise<KeyChainLink[]> {
-    const rows = await this.#chain(id).execute();
+    const rows = await chainOf(this.db, id).execute();
     return rows.map((row) => ({ ...toKey(row), depth: Number(row.depth) }));
   }
 
@@ -145,16 +186,7 @@ export class AccessQueries {
   async credentials(
     id: string,
   ): Promise<{ chain: KeyChainLink[]; principal: PrincipalRecord | undefined }> {
-    const rows = await this.#chain(id)
-      .leftJoin('principals as p', 'p.id', 'api_keys.principal_id')
-      .select([
-        'p.id as p_id',
-        'p.name as p_name',
-        'p.kind as p_kind',
-        'p.admin as p_admin',
-        'p.created_at as p_created_at',
-      ])
-      .execute();
+    const rows = await CREDENTIALS(this.db, this.dialect, id);
     const chain = rows.map((row) => ({ ...toKey(row), depth: Number(row.depth) }));
     const leaf = rows[0];
     const principal =
@@ -168,33 +200,6 @@ export class AccessQueries {
             created_at: Number(leaf.p_created_at),
           });
     return { chain, principal };
-  }
-
-  /** The recursive query behind `keyChain` and `credentials`. */
-  #chain(id: string) {
-    return this.db
-      .withRecursive('chain(id, parent_id, depth)', (qb) =>
-        qb
-          .selectFrom('api_keys')
-          .select(['id', 'parent_id', sql<number>`0`.as('depth')])
-          .where('id', '=', id)
-          .unionAll((qb) =>
-            qb
-              .selectFrom('api_keys')
-              .innerJoin('chain', 'chain.parent_id', 'api_keys.id')
-              .select([
-                'api_keys.id',
-                'api_keys.parent_id',
-                sql<number>`chain.depth + 1`.as('depth'),
-              ])
-              .where('chain.depth', '<', MAX_KEY_DEPTH),
-          ),
-      )
-      .selectFrom('chain')
-      .innerJoin('api_keys', 'api_keys.id', 'chain.id')
-      .selectAll('api_keys')
-      .select('chain.depth')
-      .orderBy('chain.depth');
   }
 
   /**

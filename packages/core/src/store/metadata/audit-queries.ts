@@ -1,6 +1,8 @@
 /** Audit-log queries, written once in Kysely for every dialect; the chain logic lives in audit/. */
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { SqlDialectInfo } from './dialect.js';
 import { AUDIT_WORKSPACE_ID_FROM } from './migrations.js';
+import { prepared, preparedInsert } from './prepared.js';
 import type { AuditRecord } from './records.js';
 import type { AuditTable, Database } from './tables.js';
 
@@ -44,18 +46,36 @@ function toEntry(row: Selectable<AuditTable>): AuditRecord {
 /** Largest multi-row INSERT; 13 columns × 256 rows stays far below every dialect's bind limit. */
 const MAX_CHUNK = 256;
 
+const HEAD = prepared((db: Kysely<Database>) =>
+  db.selectFrom('audit').select(['idx', 'hash']).orderBy('idx', 'desc').limit(1),
+);
+
+const INSERT = preparedInsert<'audit', Insertable<AuditTable>>('audit', [
+  'idx',
+  'time',
+  'actor',
+  'session',
+  'action',
+  'workspace',
+  'workspace_id',
+  'path',
+  'seq',
+  'outcome',
+  'code',
+  'prev_hash',
+  'hash',
+]);
+
 /** The audit area of the metadata store (`store.audit`, `tx.audit`). */
 export class AuditQueries {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialectInfo,
+  ) {}
 
   /** The newest entry's index and hash, or undefined for an empty log. */
   async head(): Promise<{ idx: number; hash: string } | undefined> {
-    const row = await this.db
-      .selectFrom('audit')
-      .select(['idx', 'hash'])
-      .orderBy('idx', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const [row] = await HEAD(this.db, this.dialect);
     return row && { idx: Number(row.idx), hash: row.hash };
   }
 
@@ -82,7 +102,7 @@ export class AuditQueries {
         workspace_id: workspaceId,
         prev_hash: prevHash,
       }));
-      await this.db.insertInto('audit').values(rows).execute();
+      await INSERT(this.db, this.dialect, rows);
       start += size;
     }
   }

@@ -3,8 +3,10 @@
 import { ancestorsOf, descendantRange } from '@satchel/client/paths.js';
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
+import type { SqlDialectInfo } from './dialect.js';
 import type { LockRecord } from './records.js';
 import type { Database, LocksTable } from './tables.js';
+import { ANY_LIVE_LOCK } from './write-queries.js';
 
 type LockRow = Selectable<LocksTable>;
 
@@ -87,7 +89,15 @@ export async function startLockEpoch(db: Kysely<Database>): Promise<number> {
 
 /** The lock area of the metadata store (`store.locks`, `tx.locks`). */
 export class LockQueries {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialectInfo,
+  ) {}
+
+  /** Whether the workspace has any live lock (one compiled statement: every write asks). */
+  async anyLive(workspaceId: string, now: number): Promise<boolean> {
+    return (await ANY_LIVE_LOCK(this.db, this.dialect, workspaceId, now)).length > 0;
+  }
 
   /**
    * Hands out the workspace's next fencing token: one more than its last, and at least the base

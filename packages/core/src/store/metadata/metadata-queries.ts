@@ -5,12 +5,22 @@
  */
 
 import { descendantRange } from '@satchel/client/paths.js';
+import type { Role } from '@satchel/client/schemas/access.js';
 import { type Kysely, sql } from 'kysely';
 import { AccessQueries } from './access-queries.js';
 import { AuditQueries } from './audit-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { toBlob, toBlobMeta, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
 import { GcQueries } from './gc-queries.js';
+import {
+  BLOB,
+  ENTRY,
+  ENTRY_WITH_BLOB,
+  toEntryWithBlob,
+  toWorkspaceWithRole,
+  WORKSPACE_BY_NAME,
+  WORKSPACE_WITH_ROLE,
+} from './hot-queries.js';
 import { InvitationQueries } from './invitation-queries.js';
 import { LockQueries } from './lock-queries.js';
 import { MemberQueries } from './member-queries.js';
@@ -21,6 +31,7 @@ import type { Database } from './tables.js';
 import { TransferQueries } from './transfer-queries.js';
 import { UploadQueries } from './upload-queries.js';
 import { WebhookQueries } from './webhook-queries.js';
+import { oneOrTwoEntries } from './write-queries.js';
 
 /** Queries usable both outside and inside a transaction. */
 export class MetadataQueries {
@@ -51,12 +62,12 @@ export class MetadataQueries {
     protected readonly db: Kysely<Database>,
     readonly dialect: SqlDialectInfo,
   ) {
-    this.access = new AccessQueries(db);
+    this.access = new AccessQueries(db, dialect);
     this.members = new MemberQueries(db);
     this.invitations = new InvitationQueries(db);
     this.transfers = new TransferQueries(db);
-    this.audit = new AuditQueries(db);
-    this.locks = new LockQueries(db);
+    this.audit = new AuditQueries(db, dialect);
+    this.locks = new LockQueries(db, dialect);
     this.webhooks = new WebhookQueries(db, dialect);
     this.search = new SearchQueries(db, dialect);
     this.rates = new RateQueries(db);
@@ -73,12 +84,17 @@ export class MetadataQueries {
   }
 
   async findWorkspace(name: string): Promise<WorkspaceRecord | undefined> {
-    const row = await this.db
-      .selectFrom('workspaces')
-      .selectAll()
-      .where('name', '=', name)
-      .executeTakeFirst();
+    const [row] = await WORKSPACE_BY_NAME(this.db, this.dialect, name);
     return row && toWorkspace(row);
+  }
+
+  /** The workspace `name` and the role `principalId` holds in it (null: no member): one query. */
+  async findWorkspaceWithRole(
+    name: string,
+    principalId: string,
+  ): Promise<{ workspace: WorkspaceRecord; role: Role | null } | undefined> {
+    const [row] = await WORKSPACE_WITH_ROLE(this.db, this.dialect, name, principalId);
+    return row && toWorkspaceWithRole(row);
   }
 
   async listWorkspaces(afterName: string | null, limit: number): Promise<WorkspaceRecord[]> {
@@ -116,13 +132,17 @@ export class MetadataQueries {
   }
 
   async getEntry(workspaceId: string, path: string): Promise<EntryRecord | undefined> {
-    const row = await this.db
-      .selectFrom('entries')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('path', '=', path)
-      .executeTakeFirst();
+    const [row] = await ENTRY(this.db, this.dialect, workspaceId, path);
     return row && toEntry(row);
+  }
+
+  /** The entry at `path` and, for a file, its blob (undefined if the blob row is missing). */
+  async getEntryWithBlob(
+    workspaceId: string,
+    path: string,
+  ): Promise<{ entry: EntryRecord; blob: BlobRecord | undefined } | undefined> {
+    const [row] = await ENTRY_WITH_BLOB(this.db, this.dialect, workspaceId, path);
+    return row && toEntryWithBlob(row);
   }
 
   /** The entries that exist among `paths`, by path. */
@@ -130,6 +150,11 @@ export class MetadataQueries {
     workspaceId: string,
     paths: readonly string[],
   ): Promise<Map<string, EntryRecord>> {
+    // A file and its parent, every write's case: one compiled statement.
+    const [a, b] = paths;
+    if (a !== undefined && paths.length <= 2) {
+      return oneOrTwoEntries(this.db, this.dialect, workspaceId, [a, b]);
+    }
     const rows = await this.db
       .selectFrom('entries')
       .selectAll()
@@ -261,11 +286,7 @@ export class MetadataQueries {
   }
 
   async getBlob(hash: string): Promise<BlobRecord | undefined> {
-    const row = await this.db
-      .selectFrom('blobs')
-      .selectAll()
-      .where('hash', '=', hash)
-      .executeTakeFirst();
+    const [row] = await BLOB(this.db, this.dialect, hash);
     return row && toBlob(row);
   }
 

@@ -14,14 +14,16 @@
  * the mapping between them (file-tree-rows.ts, the area modules), never leave store/. Kysely itself never leaves store/ either: there is no getter for it, and
  * tests that must tamper with rows use `rawDatabase` from testing.ts.
  */
+import type { Role } from '@satchel/client/schemas/access.js';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
-import { blobRow, entryRow, newWorkspaceRow, toWorkspace, versionRow } from './file-tree-rows.js';
+import { blobRow, entryRow, newWorkspaceRow, versionRow } from './file-tree-rows.js';
 import { startLockEpoch } from './lock-queries.js';
 import { MetadataQueries } from './metadata-queries.js';
 import { migrateToLatest, pendingMigrations } from './migrations.js';
 import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './records.js';
 import type { Database } from './tables.js';
+import { claimSeq, INSERT_VERSION, PUT_BLOB, PUT_ENTRY } from './write-queries.js';
 
 export { MetadataQueries } from './metadata-queries.js';
 export type {
@@ -98,14 +100,8 @@ export class MetadataTx extends MetadataQueries {
    * every write); undefined if there is no such workspace. The seq is only used if the
    * transaction commits.
    */
-  async claimSeq(name: string): Promise<WorkspaceRecord | undefined> {
-    const row = await this.db
-      .updateTable('workspaces')
-      .set((eb) => ({ seq: eb('seq', '+', 1) }))
-      .where('name', '=', name)
-      .returningAll()
-      .executeTakeFirst();
-    return row && toWorkspace(row);
+  claimSeq(name: string): Promise<WorkspaceRecord | undefined> {
+    return claimSeq(this.db, this.dialect, name);
   }
 
   /** Hands out the workspace's next seq; it is only used if the transaction commits. */
@@ -121,11 +117,7 @@ export class MetadataTx extends MetadataQueries {
 
   /** Registers content; a hash that is already registered is left as it is. */
   async putBlob(blob: BlobRecord): Promise<void> {
-    await this.db
-      .insertInto('blobs')
-      .values(blobRow(blob))
-      .onConflict((oc) => oc.column('hash').doNothing())
-      .execute();
+    await PUT_BLOB(this.db, this.dialect, [blobRow(blob)]);
   }
 
   /** Replaces a workspace's settings (the JSON of `WorkspaceSettings` and any unknown keys kept). */
@@ -142,18 +134,12 @@ export class MetadataTx extends MetadataQueries {
   }
 
   async insertVersion(version: VersionRecord): Promise<void> {
-    await this.db.insertInto('versions').values(versionRow(version)).execute();
+    await INSERT_VERSION(this.db, this.dialect, [versionRow(version)]);
   }
 
   /** Writes the entry of a path, replacing the one there. */
   async putEntry(entry: EntryRecord): Promise<void> {
-    const row = entryRow(entry);
-    const { workspace_id: _workspace, path: _path, ...rest } = row;
-    await this.db
-      .insertInto('entries')
-      .values(row)
-      .onConflict((oc) => oc.columns(['workspace_id', 'path']).doUpdateSet(rest))
-      .execute();
+    await PUT_ENTRY(this.db, this.dialect, [entryRow(entry)]);
   }
 
   async deleteEntry(workspaceId: string, path: string): Promise<void> {
@@ -180,6 +166,11 @@ export class WorkspaceRows {
       this.#rows.set(name, row);
     }
     return row;
+  }
+
+  /** Remembers `row` as the workspace `name` unless this call has read it already. */
+  seed(name: string, row: Promise<WorkspaceRecord | undefined>): void {
+    if (!this.#rows.has(name)) this.#rows.set(name, row);
   }
 
   /** The row of `name` if this call has read it already (never reads). */
@@ -212,6 +203,15 @@ export class MetadataStore extends MetadataQueries {
   override findWorkspace(name: string): Promise<WorkspaceRecord | undefined> {
     const read = () => super.findWorkspace(name);
     return this.#workspaces ? this.#workspaces.get(name, read) : read();
+  }
+
+  override async findWorkspaceWithRole(
+    name: string,
+    principalId: string,
+  ): Promise<{ workspace: WorkspaceRecord; role: Role | null } | undefined> {
+    const found = await super.findWorkspaceWithRole(name, principalId);
+    this.#workspaces?.seed(name, Promise.resolve(found?.workspace));
+    return found;
   }
 
   /** The row of `name` as this call already read it (`forCall`), or undefined if it has not. */

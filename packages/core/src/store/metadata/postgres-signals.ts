@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { LocalSignals, type Signal } from '../signals.js';
+import { decodeSignal, encodeSignal, LocalSignals, type Signal } from '../signals.js';
 
 export interface PgSignalsOptions {
   /** The NOTIFY channel; nodes that should hear each other use the same one. */
@@ -21,22 +21,6 @@ export interface PgSignalsOptions {
 }
 
 const DEFAULT_CHANNEL = 'satchel_signals';
-
-function parse(payload: string | undefined): (Signal & { readonly node: string }) | null {
-  try {
-    const value = JSON.parse(payload ?? '') as Record<string, unknown>;
-    if (typeof value.node !== 'string') return null;
-    if (value.kind === 'change' && typeof value.workspace === 'string') {
-      return { kind: 'change', workspace: value.workspace, node: value.node };
-    }
-    if (value.kind === 'lock' && typeof value.workspaceId === 'string') {
-      return { kind: 'lock', workspaceId: value.workspaceId, node: value.node };
-    }
-    return null;
-  } catch {
-    return null;
-  }
-}
 
 function logError(error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
@@ -88,7 +72,7 @@ export class PgSignals extends LocalSignals {
     this.deliver(signal);
     const client = this.#client;
     if (!client) return;
-    const payload = JSON.stringify({ ...signal, node: this.#node });
+    const payload = encodeSignal(signal, this.#node);
     client.query('SELECT pg_notify($1, $2)', [this.#channel, payload]).catch((error: unknown) => {
       this.#trouble(error);
     });
@@ -108,10 +92,8 @@ export class PgSignals extends LocalSignals {
     client.on('end', () => this.#lost(client, new Error('connection ended')));
     client.on('notification', (message) => {
       if (message.channel !== this.#channel) return;
-      const signal = parse(message.payload);
-      if (!signal || signal.node === this.#node) return;
-      const { node: _node, ...rest } = signal;
-      this.deliver(rest as Signal);
+      const decoded = decodeSignal(message.payload);
+      if (decoded && decoded.node !== this.#node) this.deliver(decoded.signal);
     });
     try {
       await client.connect();

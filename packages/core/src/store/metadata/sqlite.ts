@@ -10,7 +10,6 @@ import {
   type DatabaseConnection,
   type Driver,
   Kysely,
-  type SqliteDatabase,
   SqliteDialect,
   SqliteDriver,
   sql,
@@ -106,15 +105,38 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Kysely<Da
     raw.close();
     throw error;
   }
+  const prepare = statementCache(raw);
   const db = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: cached(raw) }),
+    dialect: new ImmediateSqliteDialect({ database: { close: () => raw.close(), prepare } }),
   });
   RAW.set(db, raw);
+  READERS.set(db, (text, params) => prepare(text).all(params));
   return db;
 }
 
 /** The better-sqlite3 handle behind each Kysely instance this module opened. */
 const RAW = new WeakMap<Kysely<Database>, BetterSqlite3.Database>();
+
+/** What `prepared.ts` runs a compiled read with when the connection is free (`directReader`). */
+const READERS = new WeakMap<
+  Kysely<Database>,
+  (text: string, params: readonly unknown[]) => unknown[]
+>();
+
+/**
+ * A synchronous reader on the connection behind `db` when `db` is a database this module opened
+ * (not a transaction) — or undefined, and the caller goes through Kysely. The reader answers
+ * from committed data only: it returns undefined while a transaction is open on the connection
+ * (one of Kysely's, between awaits), whose uncommitted rows it would otherwise see.
+ */
+export function directReader(
+  db: Kysely<Database>,
+): ((text: string, params: readonly unknown[]) => unknown[] | undefined) | undefined {
+  const read = READERS.get(db);
+  const raw = RAW.get(db);
+  if (!read || !raw) return undefined;
+  return (text, params) => (raw.inTransaction ? undefined : read(text, params));
+}
 
 const STATEMENT_CACHE = 256;
 
@@ -123,24 +145,21 @@ const STATEMENT_CACHE = 256;
  * queries are parameterised, so their SQL text repeats and the prepared statements can be reused
  * (least recently used evicted).
  */
-function cached(raw: BetterSqlite3.Database): SqliteDatabase {
+function statementCache(raw: BetterSqlite3.Database): (text: string) => BetterSqlite3.Statement {
   const statements = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => raw.close(),
-    prepare(text: string) {
-      let statement = statements.get(text);
-      if (statement) {
-        statements.delete(text);
-      } else {
-        statement = raw.prepare(text);
-        if (statements.size >= STATEMENT_CACHE) {
-          const oldest = statements.keys().next();
-          if (!oldest.done) statements.delete(oldest.value);
-        }
+  return (text) => {
+    let statement = statements.get(text);
+    if (statement) {
+      statements.delete(text);
+    } else {
+      statement = raw.prepare(text);
+      if (statements.size >= STATEMENT_CACHE) {
+        const oldest = statements.keys().next();
+        if (!oldest.done) statements.delete(oldest.value);
       }
-      statements.set(text, statement);
-      return statement;
-    },
+    }
+    statements.set(text, statement);
+    return statement;
   };
 }
 

@@ -1,0 +1,92 @@
+/**
+ * The queries every request runs, compiled once (prepared.ts), and the joins that answer two
+ * questions in one round trip: a workspace and the caller's role in it (authorisation), a file's
+ * entry and its blob (reads of small files carry their bytes inline).
+ */
+
+import type { Role } from '@satchel/client/schemas/access.js';
+import type { Kysely } from 'kysely';
+import { type EntryRow, toBlob, toEntry, toWorkspace } from './file-tree-rows.js';
+import { prepared } from './prepared.js';
+import type { BlobRecord, EntryRecord, WorkspaceRecord } from './records.js';
+import type { Database } from './tables.js';
+
+export const WORKSPACE_BY_NAME = prepared((db: Kysely<Database>, name: string) =>
+  db.selectFrom('workspaces').selectAll().where('name', '=', name),
+);
+
+/** The workspace `name` with the role `principalId` holds in it (null: no member). */
+export const WORKSPACE_WITH_ROLE = prepared(
+  (db: Kysely<Database>, name: string, principalId: string) =>
+    db
+      .selectFrom('workspaces')
+      .leftJoin('members', (join) =>
+        join
+          .onRef('members.workspace_id', '=', 'workspaces.id')
+          .on('members.principal_id', '=', principalId),
+      )
+      .selectAll('workspaces')
+      .select('members.role as member_role')
+      .where('workspaces.name', '=', name),
+);
+
+export const ENTRY = prepared((db: Kysely<Database>, workspaceId: string, path: string) =>
+  db
+    .selectFrom('entries')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('path', '=', path),
+);
+
+export const BLOB = prepared((db: Kysely<Database>, hash: string) =>
+  db.selectFrom('blobs').selectAll().where('hash', '=', hash),
+);
+
+/** The entry at `path` and, for a file, its blob's columns (prefixed `b_`; null if missing). */
+export const ENTRY_WITH_BLOB = prepared((db: Kysely<Database>, workspaceId: string, path: string) =>
+  db
+    .selectFrom('entries')
+    .leftJoin('blobs', 'blobs.hash', 'entries.hash')
+    .selectAll('entries')
+    .select([
+      'blobs.hash as b_hash',
+      'blobs.size as b_size',
+      'blobs.location as b_location',
+      'blobs.data as b_data',
+      'blobs.chunk_size as b_chunk_size',
+      'blobs.chunks as b_chunks',
+      'blobs.created_at as b_created_at',
+    ])
+    .where('entries.workspace_id', '=', workspaceId)
+    .where('entries.path', '=', path),
+);
+
+type WorkspaceRoleRow = Awaited<ReturnType<typeof WORKSPACE_WITH_ROLE>>[number];
+
+export function toWorkspaceWithRole(row: WorkspaceRoleRow): {
+  workspace: WorkspaceRecord;
+  role: Role | null;
+} {
+  return { workspace: toWorkspace(row), role: row.member_role ?? null };
+}
+
+type EntryBlobRow = Awaited<ReturnType<typeof ENTRY_WITH_BLOB>>[number];
+
+export function toEntryWithBlob(row: EntryBlobRow): {
+  entry: EntryRecord;
+  blob: BlobRecord | undefined;
+} {
+  const blob =
+    row.b_hash === null
+      ? undefined
+      : toBlob({
+          hash: row.b_hash,
+          size: row.b_size as number,
+          location: row.b_location as BlobRecord['location'],
+          data: row.b_data,
+          chunk_size: row.b_chunk_size,
+          chunks: row.b_chunks,
+          created_at: row.b_created_at as number,
+        });
+  return { entry: toEntry(row as EntryRow), blob };
+}

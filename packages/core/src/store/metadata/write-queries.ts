@@ -1,0 +1,119 @@
+/**
+ * The statements of every write, compiled once (prepared.ts): claim the seq, read the file and
+ * its parent, register the blob, write the entry and the version, and the lock check's fast
+ * case (no live lock in the workspace at all).
+ */
+
+import type { Insertable, Kysely } from 'kysely';
+import { type EntryRow, toEntry, toWorkspace } from './file-tree-rows.js';
+import { prepared, preparedInsert } from './prepared.js';
+import type { EntryRecord, WorkspaceRecord } from './records.js';
+import type { BlobsTable, Database, EntriesTable, VersionsTable } from './tables.js';
+
+const CLAIM_SEQ = prepared((db: Kysely<Database>, name: string) =>
+  db
+    .updateTable('workspaces')
+    .set((eb) => ({ seq: eb('seq', '+', 1) }))
+    .where('name', '=', name)
+    .returningAll(),
+);
+
+/** Hands out the next seq of workspace `name` and returns its row (undefined: no workspace). */
+export async function claimSeq(
+  db: Kysely<Database>,
+  dialect: Parameters<typeof CLAIM_SEQ>[1],
+  name: string,
+): Promise<WorkspaceRecord | undefined> {
+  const [row] = await CLAIM_SEQ(db, dialect, name);
+  return row && toWorkspace(row);
+}
+
+/** Two paths of a workspace (a file and its parent; the same path twice for one). */
+const TWO_ENTRIES = prepared((db: Kysely<Database>, workspaceId: string, a: string, b: string) =>
+  db
+    .selectFrom('entries')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('path', 'in', [a, b]),
+);
+
+/** The entries at one or two paths, by path. */
+export async function oneOrTwoEntries(
+  db: Kysely<Database>,
+  dialect: Parameters<typeof TWO_ENTRIES>[1],
+  workspaceId: string,
+  [a, b]: readonly [string, string?],
+): Promise<Map<string, EntryRecord>> {
+  const rows: EntryRow[] = await TWO_ENTRIES(db, dialect, workspaceId, a, b ?? a);
+  return new Map(rows.map((row) => [row.path, toEntry(row)]));
+}
+
+const ENTRY_COLUMNS = [
+  'workspace_id',
+  'path',
+  'parent',
+  'type',
+  'seq',
+  'size',
+  'hash',
+  'content_type',
+  'author',
+  'session',
+  'modified_at',
+] as const satisfies readonly (keyof EntriesTable)[];
+
+/** Writes the entry of a path, replacing the one there. */
+export const PUT_ENTRY = preparedInsert<'entries', Insertable<EntriesTable>>(
+  'entries',
+  ENTRY_COLUMNS,
+  (insert) =>
+    insert.onConflict((oc) =>
+      oc.columns(['workspace_id', 'path']).doUpdateSet((eb) => ({
+        parent: eb.ref('excluded.parent'),
+        type: eb.ref('excluded.type'),
+        seq: eb.ref('excluded.seq'),
+        size: eb.ref('excluded.size'),
+        hash: eb.ref('excluded.hash'),
+        content_type: eb.ref('excluded.content_type'),
+        author: eb.ref('excluded.author'),
+        session: eb.ref('excluded.session'),
+        modified_at: eb.ref('excluded.modified_at'),
+      })),
+    ),
+);
+
+export const INSERT_VERSION = preparedInsert<'versions', Insertable<VersionsTable>>('versions', [
+  'workspace_id',
+  'path',
+  'seq',
+  'op',
+  'type',
+  'deleted',
+  'hash',
+  'size',
+  'content_type',
+  'author',
+  'session',
+  'message',
+  'origin_path',
+  'origin_seq',
+  'created_at',
+]);
+
+/** Registers content; a hash that is already registered is left as it is. */
+export const PUT_BLOB = preparedInsert<'blobs', Insertable<BlobsTable>>(
+  'blobs',
+  ['hash', 'size', 'location', 'data', 'chunk_size', 'chunks', 'created_at'],
+  (insert) => insert.onConflict((oc) => oc.column('hash').doNothing()),
+);
+
+/** Whether the workspace has any live lock at all: when not, a write needs no lock check. */
+export const ANY_LIVE_LOCK = prepared((db: Kysely<Database>, workspaceId: string, now: number) =>
+  db
+    .selectFrom('locks')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('released_at', 'is', null)
+    .where('expires_at', '>', now)
+    .limit(1),
+);
