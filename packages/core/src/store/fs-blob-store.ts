@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { SatchelError } from '@satchel/client/errors.js';
 import type { BlobPutOptions, BlobRef, BlobStore } from './blob-store.js';
 import {
-  ChunkedHasher,
   checkHash,
   checkRef,
   DEFAULT_CHUNK_SIZE,
@@ -15,11 +14,9 @@ import {
   resolveRange,
   verifyChunk,
 } from './content-hash.js';
+import { IO_SIZE, PipelinedWriter } from './pipelined-writer.js';
+import { StreamHasher } from './stream-hasher.js';
 
-/** Size of the writes `put` issues and of the reads `verify` issues: few syscalls, flat memory. */
-const IO_SIZE = 1024 * 1024;
-/** Buffers of IO_SIZE one `put` may hold: one being filled while the others are written. */
-const WRITE_BUFFERS = 3;
 const FAN_OUT = /^[0-9a-f]{2}$/;
 
 export interface FsBlobStoreOptions {
@@ -66,7 +63,7 @@ export class FsBlobStore implements BlobStore {
   async put(source: AsyncIterable<Uint8Array>, options: BlobPutOptions = {}): Promise<BlobRef> {
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
     const tempPath = join(this.#tmp, `${process.pid}-${randomBytes(12).toString('hex')}.tmp`);
-    const hasher = new ChunkedHasher(this.#chunkSize);
+    const hasher = new StreamHasher(this.#chunkSize);
     let fh: FileHandle | undefined = await open(tempPath, 'wx');
     const writer = new PipelinedWriter(fh);
     try {
@@ -75,8 +72,10 @@ export class FsBlobStore implements BlobStore {
         // Started first, so that a piece written straight from the caller's memory is on its
         // way to disk while it is hashed; awaited before the source may reuse that memory.
         const taken = writer.write(piece);
-        hasher.update(piece);
-        await taken;
+        const hashed = hasher.update(piece);
+        // Both are usually nothing (copied at once): no promise per piece then.
+        if (taken && hashed) await Promise.all([taken, hashed]);
+        else await (taken ?? hashed);
       }
       await writer.end();
       await fh.sync();
@@ -84,7 +83,7 @@ export class FsBlobStore implements BlobStore {
       fh = undefined;
       await closing.close();
 
-      const digest = hasher.digest();
+      const digest = await hasher.digest();
       const dir = join(this.#root, digest.hash.slice(0, 2));
       await this.#ensureDurableDir(dir);
       const final = join(dir, digest.hash);
@@ -242,112 +241,10 @@ export class FsBlobStore implements BlobStore {
   }
 }
 
-/**
- * Appends to a file so that filling (and hashing) the next buffer overlaps the write of the
- * previous one. Writes run one at a time, in order, at explicit positions. Memory is bounded:
- * pieces are copied into at most WRITE_BUFFERS buffers of IO_SIZE bytes (one filling, the others
- * queued or being written), except that whole IO_SIZE blocks of a big piece are written straight
- * from the caller's memory, without a copy.
- */
-class PipelinedWriter {
-  readonly #fh: FileHandle;
-  #position = 0;
-  /** Settles when every write issued so far has; rejects if any of them failed. */
-  #tail: Promise<void> = Promise.resolve();
-  /** Buffers handed to a write, oldest first, each with the promise of its write. */
-  readonly #busy: Array<{ readonly buffer: Buffer; readonly written: Promise<void> }> = [];
-  #allocated = 0;
-  #current: Buffer | undefined;
-  #filled = 0;
-
-  constructor(fh: FileHandle) {
-    this.#fh = fh;
-  }
-
-  /**
-   * Takes `piece`: resolves once its bytes have been copied or written, so that the caller may
-   * reuse its memory. Waits for a free buffer when all are busy (back-pressure). Rejects with
-   * the error of any failed write.
-   */
-  async write(piece: Uint8Array): Promise<void> {
-    let offset = 0;
-    let direct: Promise<void> | undefined;
-    while (offset < piece.byteLength) {
-      const left = piece.byteLength - offset;
-      if (this.#filled === 0 && left >= IO_SIZE) {
-        const whole = left - (left % IO_SIZE);
-        direct = this.#issue(piece.subarray(offset, offset + whole));
-        offset += whole;
-        continue;
-      }
-      this.#current ??= await this.#freeBuffer();
-      const take = Math.min(IO_SIZE - this.#filled, left);
-      this.#current.set(piece.subarray(offset, offset + take), this.#filled);
-      this.#filled += take;
-      offset += take;
-      if (this.#filled === IO_SIZE) this.#flush();
-    }
-    // Writes run in order: once this one is done, nothing reads `piece` any more.
-    if (direct) await direct;
-  }
-
-  /** Writes what is buffered and waits for every write. */
-  async end(): Promise<void> {
-    if (this.#filled > 0) this.#flush();
-    await this.#tail;
-  }
-
-  /** Waits until no write is running, ignoring failures (for cleanup after an error). */
-  async settle(): Promise<void> {
-    await this.#tail.catch(() => undefined);
-  }
-
-  /** Hands the current buffer (its filled part) to a write; the buffer is busy until it is done. */
-  #flush(): void {
-    const buffer = this.#current;
-    if (!buffer) return;
-    const written = this.#issue(buffer.subarray(0, this.#filled));
-    this.#busy.push({ buffer, written });
-    this.#current = undefined;
-    this.#filled = 0;
-  }
-
-  #issue(data: Uint8Array): Promise<void> {
-    const position = this.#position;
-    this.#position += data.byteLength;
-    const written = this.#tail.then(() => writeAllAt(this.#fh, data, position));
-    // Observed here, so a failure while nobody awaits it is not an unhandled rejection; it
-    // surfaces to whoever awaits this write, a later one, or the end.
-    written.catch(() => undefined);
-    this.#tail = written;
-    return written;
-  }
-
-  async #freeBuffer(): Promise<Buffer> {
-    if (this.#allocated < WRITE_BUFFERS) {
-      this.#allocated++;
-      return Buffer.allocUnsafe(IO_SIZE);
-    }
-    const oldest = this.#busy.shift();
-    if (!oldest) throw new Error('every write buffer is lost');
-    await oldest.written;
-    return oldest.buffer;
-  }
-}
-
 function tooLarge(maxBytes: number): SatchelError {
   return new SatchelError('TOO_LARGE', `content exceeds the limit of ${maxBytes} bytes`, {
     maxBytes,
   });
-}
-
-async function writeAllAt(fh: FileHandle, data: Uint8Array, position: number): Promise<void> {
-  for (let offset = 0; offset < data.byteLength; ) {
-    const left = data.byteLength - offset;
-    const { bytesWritten } = await fh.write(data, offset, left, position + offset);
-    if (bytesWritten === 0) throw new Error('write made no progress');
-    offset += bytesWritten;
-  }
 }
 
 /** Reads into all of `buffer` from `position`; returns fewer bytes only at end of file. */

@@ -20,7 +20,6 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { SatchelError } from '@satchel/client/errors.js';
 import type { BlobPutOptions, BlobRef, BlobStore } from './blob-store.js';
 import {
-  ChunkedHasher,
   checkHash,
   checkRef,
   DEFAULT_CHUNK_SIZE,
@@ -46,6 +45,7 @@ import {
   storeError,
 } from './s3-multipart.js';
 import { getRange, readChunks } from './s3-read.js';
+import { StreamHasher } from './stream-hasher.js';
 
 export interface S3BlobStoreOptions extends S3ClientSettings {
   readonly bucket: string;
@@ -53,9 +53,13 @@ export interface S3BlobStoreOptions extends S3ClientSettings {
   readonly prefix?: string;
   /** Verification chunk size recorded in the refs `put` returns (default 1 MiB). */
   readonly chunkSize?: number;
-  /** Upload part size, at least 5 MiB (default 8 MiB); also the "small content" cut-off. */
+  /**
+   * Upload part size, at least 5 MiB (default 5 MiB, S3's smallest: parts are held in memory
+   * until stored, so the size times `concurrency` is what an upload holds); also the "small
+   * content" cut-off.
+   */
   readonly partSize?: number;
-  /** Parts uploading at once (default 4): memory is about (concurrency + 1) × partSize. */
+  /** Parts uploading at once (default 4): memory is about concurrency × partSize. */
   readonly concurrency?: number;
   /** Largest content published with one CopyObject (default 5 GiB, S3's limit); tests lower it. */
   readonly maxCopyObject?: number;
@@ -88,7 +92,7 @@ export class S3BlobStore implements BlobStore {
         `chunk size must be a positive integer, got ${chunkSize}`,
       );
     }
-    this.#partSize = options.partSize ?? 8 * MIB;
+    this.#partSize = options.partSize ?? 5 * MIB;
     checkPartSize(this.#partSize);
     this.#copyPartSize = options.copyPartSize ?? 1024 * MIB;
     checkPartSize(this.#copyPartSize);
@@ -113,7 +117,7 @@ export class S3BlobStore implements BlobStore {
 
   async put(source: AsyncIterable<Uint8Array>, options: BlobPutOptions = {}): Promise<BlobRef> {
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-    const hasher = new ChunkedHasher(this.#chunkSize);
+    const hasher = new StreamHasher(this.#chunkSize);
     const tempKey = `${this.#prefix}tmp/${randomUUID()}`;
     let upload: MultipartUpload | undefined;
     let multipart = false;
@@ -122,7 +126,7 @@ export class S3BlobStore implements BlobStore {
     try {
       for await (const piece of source) {
         if (hasher.size + piece.byteLength > maxBytes) throw tooLarge(maxBytes);
-        hasher.update(piece);
+        const hashed = hasher.update(piece);
         for (let offset = 0; offset < piece.byteLength; ) {
           const take = Math.min(part.byteLength - filled, piece.byteLength - offset);
           part.set(piece.subarray(offset, offset + take), filled);
@@ -141,8 +145,9 @@ export class S3BlobStore implements BlobStore {
           part = this.#takeBuffer(partSizeFor(upload.parts + 1, this.#partSize));
           filled = 0;
         }
+        if (hashed) await hashed;
       }
-      const digest = hasher.digest();
+      const digest = await hasher.digest();
       const key = this.#keyOf(digest.hash);
       if (upload === undefined) {
         await this.#putSmall(key, digest.hash, part.subarray(0, filled)).catch((error) => {
@@ -354,7 +359,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   #giveBack(buffer: Buffer): void {
-    if (buffer.byteLength === this.#partSize && this.#spare.length < this.#concurrency + 1) {
+    // One put holds at most `concurrency` buffers (one filling while the others upload).
+    if (buffer.byteLength === this.#partSize && this.#spare.length < this.#concurrency) {
       this.#spare.push(buffer);
     }
   }
