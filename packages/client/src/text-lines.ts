@@ -27,7 +27,7 @@ export function checkTextOptions(options: ReadTextOptions): void {
  */
 export async function sliceText(
   info: FileInfo,
-  body: Readable,
+  body: Readable | readonly Uint8Array[],
   options: ReadTextOptions,
 ): Promise<TextSlice> {
   const maxBytes = options.maxBytes ?? DEFAULT_TEXT_BYTES;
@@ -81,7 +81,7 @@ export async function sliceText(
       truncated,
     };
   } finally {
-    body.destroy();
+    if (!Array.isArray(body)) (body as Readable).destroy();
   }
 }
 
@@ -127,7 +127,7 @@ async function* utf8LineBatches(body: AsyncIterable<Uint8Array>): AsyncGenerator
 
 /** Batches of lines with their terminators; INVALID_INPUT if the content is not UTF-8 text. */
 async function* splitLines(
-  body: AsyncIterable<Uint8Array>,
+  body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   path: string,
 ): AsyncGenerator<string[]> {
   const binary = () =>

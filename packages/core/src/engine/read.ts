@@ -160,8 +160,9 @@ export async function readText(
 ): Promise<TextSlice> {
   const options = parseOptions(ReadTextOptionsSchema, rawOptions);
   checkTextOptions(options);
-  const { info, body } = await readFile(ctx, workspace, rawPath, { version: options.version });
-  return sliceText(info, body, options);
+  const file = await readFile(ctx, workspace, rawPath, { version: options.version });
+  // A small file is already one verified buffer: no stream to set up.
+  return sliceText(file.info, file.bytes === undefined ? file.body : [file.bytes], options);
 }
 
 export async function list(
