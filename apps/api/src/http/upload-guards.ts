@@ -61,7 +61,8 @@ function idleLimited(
 export function bodyIdleTimeout(seconds: number): MiddlewareHandler<ApiEnv> {
   return async function bodyIdleTimeout(c, next) {
     const raw = c.req.raw;
-    if (raw.body !== null && raw.method !== 'GET' && raw.method !== 'HEAD') {
+    // The method first: asking a GET for its body builds a whole fetch Request to say null.
+    if (raw.method !== 'GET' && raw.method !== 'HEAD' && raw.body !== null) {
       c.req.raw = new Request(raw.url, {
         method: raw.method,
         headers: raw.headers,
