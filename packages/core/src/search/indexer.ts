@@ -42,6 +42,9 @@ export interface SearchIndexOptions {
   readonly llm?: ChatProvider | undefined;
 }
 
+/** How long background indexing waits after a commit, so that a burst shares one step (ms). */
+const INDEX_DELAY_MS = 20;
+
 /**
  * The engine's search index; one per open engine, shared by all actors.
  *
@@ -70,11 +73,15 @@ export class SearchIndex {
     this.llm = options.llm;
   }
 
-  /** Catches `workspace` up in the background, soon (bursts of commits coalesce). */
+  /**
+   * Catches `workspace` up in the background, INDEX_DELAY_MS after the first commit it follows:
+   * a burst of commits (a sequential writer's) costs one step, not one each. Searches catch up
+   * themselves before answering, so the delay never shows in results.
+   */
   schedule(workspace: string): void {
     if (this.#closed || this.#scheduled.has(workspace)) return;
     this.#scheduled.add(workspace);
-    setImmediate(() => {
+    const timer = setTimeout(() => {
       this.#scheduled.delete(workspace);
       if (this.#closed) return;
       void this.#store
@@ -82,7 +89,9 @@ export class SearchIndex {
         .then((row) => (row ? this.catchUp(row, Number.POSITIVE_INFINITY) : undefined))
         // A background step that fails is retried by the next commit or search.
         .catch(() => undefined);
-    });
+    }, INDEX_DELAY_MS);
+    // Never what keeps a process alive: a skipped step is caught up by the next search.
+    timer.unref();
   }
 
   /**
