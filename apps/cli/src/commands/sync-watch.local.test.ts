@@ -101,4 +101,44 @@ describe('sync --watch through a live server', () => {
     const versions = await engine.listVersions('w', '/note.md');
     expect(versions.items).toHaveLength(2);
   });
+
+  it('follows a workspace deleted and created again: its seqs start over, the watch starts over', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'satchel-watch-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const engine: SatchelEngine = await openSatchel({ data: join(dir, 'data') });
+    cleanups.push(() => engine.close());
+    await engine.createWorkspace('w');
+    for (let i = 0; i < 5; i++) await engine.writeFile('w', `/old-${i}.txt`, `${i}\n`);
+    const server = await serve(engine, { port: 0, api: { logFault: () => undefined } });
+    cleanups.push(() => server.close());
+    const root = join(dir, 'tree');
+    const controller = new AbortController();
+    const satchel = new RemoteSatchel({ url: server.url, token: engine.createdAdminKey ?? '' });
+    const errors: unknown[] = [];
+    const running = watchSync({
+      satchel,
+      workspace: 'w',
+      tree: new LocalTree(root),
+      label: 'tree',
+      signal: controller.signal,
+      waitSeconds: 1,
+      maxBackoffMs: 200,
+      onError: (e) => errors.push(e),
+    });
+    cleanups.push(async () => {
+      controller.abort();
+      await running.catch(() => undefined);
+      await satchel.close();
+    });
+    await eventually(async () => (await contentOf(join(root, 'old-4.txt'))) === '4\n', 'old-4');
+    // The feed's cursor is now 5; the new workspace's head will be 1.
+    await engine.deleteWorkspace('w');
+    await engine.createWorkspace('w');
+    await engine.writeFile('w', '/new.txt', 'after the re-creation\n');
+    await eventually(
+      async () => (await contentOf(join(root, 'new.txt'))) === 'after the re-creation\n',
+      'the file of the new workspace in the tree',
+    );
+    expect(errors).toContainEqual(expect.objectContaining({ code: 'INVALID_INPUT' }));
+  });
 });

@@ -4,6 +4,7 @@
  * a time. A failed cycle keeps its paths for the next; a failed feed call (network drop, server
  * restart) backs off and resumes from the same cursor, then runs a full cycle to be sure.
  */
+import { isSatchelError } from '../errors.js';
 import { normalizePath } from '../paths.js';
 import type { SyncReport } from '../schemas/sync.js';
 import { IGNORE_FILE, type IgnoreRules } from './ignore.js';
@@ -171,6 +172,16 @@ export async function watch(options: WatchOptions): Promise<void> {
       } catch (error) {
         if (signal.aborted) return;
         options.onError?.(error);
+        const head = beyondHead(error);
+        if (head !== null) {
+          // The workspace was deleted and created again (its seqs started over): sync the
+          // whole tree once, then follow the new workspace from its head.
+          cursor = head;
+          state.setCursor(cursor);
+          needFull = true;
+          schedule();
+          continue;
+        }
         recovering = true;
         await sleep(backoff, signal);
         backoff = Math.min(maxBackoff, backoff * 2);
@@ -196,4 +207,11 @@ export async function watch(options: WatchOptions): Promise<void> {
   // The feed's pending long poll ends by itself (at most `waitSeconds`); do not wait for it.
   void feeding;
   await state.checkpoint(cursor, (options.clock ?? Date.now)());
+}
+
+/** The head a change feed named when refusing a cursor past it; null for any other error. */
+function beyondHead(error: unknown): number | null {
+  if (!isSatchelError(error, 'INVALID_INPUT')) return null;
+  const data = error.data as { reason?: unknown; head?: unknown } | undefined;
+  return data?.reason === 'cursor_beyond_head' && typeof data.head === 'number' ? data.head : null;
 }

@@ -24,6 +24,23 @@ describe('change feed', () => {
     expect(none).toEqual({ events: [], cursor: 3 });
   });
 
+  it('refuses a cursor past the head, naming the head, instead of waiting below it', async () => {
+    const { satchel } = await openTemp();
+    await satchel.writeFile('ws', '/a.txt', '1');
+    const refused = satchel.listChanges('ws', { after: 7, waitSeconds: 5 });
+    await expect(refused).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      data: { field: 'after', after: 7, head: 1, reason: 'cursor_beyond_head' },
+    });
+    await expect(refused).rejects.toThrow(/past the head of ws \(seq 1\)/);
+    // A workspace deleted and created again starts its seqs over: old cursors are past its head.
+    await satchel.deleteWorkspace('ws');
+    await satchel.createWorkspace('ws');
+    await expect(satchel.listChanges('ws', { after: 1 })).rejects.toMatchObject({
+      data: { head: 0 },
+    });
+  });
+
   it('pages without splitting a change, and filters by path', async () => {
     const { satchel } = await openTemp();
     await satchel.writeFiles('ws', [

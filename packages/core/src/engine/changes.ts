@@ -4,6 +4,7 @@
  * mode read.
  */
 
+import { SatchelError } from '@satchel/client/errors.js';
 import { parseOptions } from '@satchel/client/options.js';
 import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import {
@@ -34,9 +35,13 @@ export async function listChanges(
   const after = options.after ?? 0;
   const limit = options.limit ?? 100;
   const deadline = Date.now() + (options.waitSeconds ?? 0) * 1000;
-  for (;;) {
+  for (let first = true; ; first = false) {
     if (notifier.closed) return { events: [], cursor: after };
     const ws = await requireWorkspace(ctx.store, workspace);
+    // A cursor past the head was never returned for this workspace (a lock token passed by
+    // mistake, or a cursor of a deleted workspace of the same name): waiting would miss every
+    // change below it, so say so.
+    if (first && after > ws.seq) throw beyondHead(workspace, after, ws.seq);
     const rows = await ctx.store.wholeChanges(ws.id, {
       after,
       limit,
@@ -50,4 +55,13 @@ export async function listChanges(
     if (left <= 0 || notifier.closed) return { events: [], cursor: after };
     await notifier.wait(workspace, Math.min(left, notifier.recheckMs));
   }
+}
+
+function beyondHead(workspace: string, after: number, head: number): SatchelError {
+  return new SatchelError(
+    'INVALID_INPUT',
+    `cursor ${after} is past the head of ${workspace} (seq ${head}): continue from a cursor a ` +
+      'previous call returned, or from 0 for everything',
+    { field: 'after', after, head, reason: 'cursor_beyond_head' },
+  );
 }
