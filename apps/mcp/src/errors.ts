@@ -74,6 +74,9 @@ function editHint(data: Readonly<Record<string, unknown>>): string | undefined {
 const HINTS: Readonly<Record<ErrorCode, (data: Readonly<Record<string, unknown>>) => string>> = {
   INVALID_INPUT: (data) =>
     editHint(data) ??
+    (data.reason === 'cursor_beyond_head'
+      ? `since is past the workspace's head (seq ${num(data.head) ?? '?'}): call get_changes with since ${num(data.head) ?? 0} to wait for what changes next, or since 0 for everything`
+      : undefined) ??
     (data.field === 'workspace'
       ? 'pass an existing workspace name (see list_workspaces)'
       : 'fix the argument named in the message and call again'),

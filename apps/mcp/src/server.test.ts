@@ -175,3 +175,19 @@ describe('bounded responses', () => {
     ]);
   });
 });
+
+describe('get_changes', () => {
+  it('refuses a since past the head and names the since to use instead', async () => {
+    const engine = await openEngine();
+    await engine.writeFile('ws', '/a.md', 'a');
+    const client = await connect(engine);
+    const refused = await call(client, 'get_changes', { since: 42 });
+    expect(errorOf(refused)).toMatchObject({
+      code: 'INVALID_INPUT',
+      data: { head: 1, reason: 'cursor_beyond_head' },
+    });
+    expect(textOf(refused)).toContain('call get_changes with since 1');
+    const next = await call(client, 'get_changes', { since: 1 });
+    expect(next.isError).toBeFalsy();
+  });
+});
