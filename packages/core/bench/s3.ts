@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { open, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FsBlobStore } from '../src/store/fs-blob-store.js';
@@ -18,6 +18,7 @@ import {
   CORE_DIR,
   fmtRate,
   freshDir,
+  generateSource,
   interleave,
   MIB,
   median,
@@ -34,19 +35,6 @@ interface ChildResult {
   readonly putSeconds: number;
   readonly getSeconds: number;
   readonly maxRssKiB: number;
-}
-
-async function generateSource(path: string, mb: number): Promise<void> {
-  const block = randomBytes(MIB);
-  const fh = await open(path, 'w');
-  try {
-    for (let i = 0; i < mb; i++) {
-      block.writeUInt32BE(i, 0);
-      await fh.write(block, 0, MIB);
-    }
-  } finally {
-    await fh.close();
-  }
 }
 
 export async function s3Bench(config: BenchConfig): Promise<Check[]> {

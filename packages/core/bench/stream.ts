@@ -1,7 +1,6 @@
 /** Streamed 1 GiB write: core writeFile(read stream) vs pipeline copy + fsync, in child processes. */
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { open, readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -10,6 +9,7 @@ import {
   CORE_DIR,
   fmtRate,
   freshDir,
+  generateSource,
   interleave,
   MIB,
   median,
@@ -67,20 +67,6 @@ async function checkDistFresh(): Promise<void> {
 }
 
 /** Writes `mb` MiB: one random MiB repeated (cheap, and nothing in it compresses or dedupes). */
-async function generateSource(path: string, mb: number): Promise<void> {
-  const block = randomBytes(MIB);
-  const fh = await open(path, 'w');
-  try {
-    for (let i = 0; i < mb; i++) {
-      block.writeUInt32BE(i, 0);
-      await fh.write(block, 0, MIB);
-    }
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
 /** Runs one child (`node bench/stream-child.mjs`) on a fresh directory. */
 async function child(
   config: BenchConfig,

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -104,6 +104,24 @@ export async function seconds(fn: () => Promise<void> | void): Promise<number> {
   const start = process.hrtime.bigint();
   await fn();
   return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+/**
+ * A source file of `mb` MiB for the streamed benchmarks: one random MiB written `mb` times, the
+ * block number stamped in, so nothing dedupes; synced, so no side pays for its write-back.
+ */
+export async function generateSource(path: string, mb: number): Promise<void> {
+  const block = randomBytes(MIB);
+  const fh = await open(path, 'w');
+  try {
+    for (let i = 0; i < mb; i++) {
+      block.writeUInt32BE(i, 0);
+      await fh.write(block, 0, MIB);
+    }
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
 }
 
 export const fmtRate = (n: number): string =>

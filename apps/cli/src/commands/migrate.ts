@@ -59,6 +59,18 @@ function printReport(run: Invocation, report: MigrateReport, contentMoved = fals
   );
 }
 
+/**
+ * A copy stopped by Ctrl-C (AbortError) ends with exit 130 and how to continue; any other error
+ * is rethrown.
+ */
+function interrupted(run: Invocation, error: unknown, progress: string): void {
+  if (!(error instanceof Error && error.name === 'AbortError')) throw error;
+  run.note(
+    `satchel: migrate interrupted after ${progress}; run the same command again to continue`,
+  );
+  run.exitCode = EXIT_INTERRUPTED;
+}
+
 /** Copies the content into `target` (after the metadata, when `metadata` is its report). */
 async function copyContent(
   run: Invocation,
@@ -97,14 +109,8 @@ async function copyContent(
     });
   } catch (error) {
     bar?.stop();
-    if (error instanceof Error && error.name === 'AbortError') {
-      run.note(
-        `satchel: migrate interrupted after ${blobs} blobs; run the same command again to continue`,
-      );
-      run.exitCode = EXIT_INTERRUPTED;
-      return;
-    }
-    throw error;
+    interrupted(run, error, `${blobs} blobs`);
+    return;
   }
   bar?.stop();
   if (run.json) {
@@ -190,14 +196,8 @@ export function registerMigrateCommand(program: Command, ctx: Context): void {
         });
       } catch (error) {
         bar?.stop();
-        if (error instanceof Error && error.name === 'AbortError') {
-          run.note(
-            `satchel: migrate interrupted after ${done} rows; run the same command again to continue`,
-          );
-          run.exitCode = EXIT_INTERRUPTED;
-          return;
-        }
-        throw error;
+        interrupted(run, error, `${done} rows`);
+        return;
       }
       bar?.stop();
       if (blobs !== null) {

@@ -4,9 +4,9 @@ import { ancestorsOf, descendantRange } from '@satchel/client/paths.js';
 import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
+import { prepared } from './prepared.js';
 import type { LockRecord } from './records.js';
 import type { Database, LocksTable } from './tables.js';
-import { ANY_LIVE_LOCK } from './write-queries.js';
 
 type LockRow = Selectable<LocksTable>;
 
@@ -86,6 +86,17 @@ export async function startLockEpoch(db: Kysely<Database>): Promise<number> {
     return epoch;
   });
 }
+
+/** Whether the workspace has any live lock at all: when not, a write needs no lock check. */
+const ANY_LIVE_LOCK = prepared((db: Kysely<Database>, workspaceId: string, now: number) =>
+  db
+    .selectFrom('locks')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('released_at', 'is', null)
+    .where('expires_at', '>', now)
+    .limit(1),
+);
 
 /** The lock area of the metadata store (`store.locks`, `tx.locks`). */
 export class LockQueries {

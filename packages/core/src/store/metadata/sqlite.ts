@@ -110,18 +110,19 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Kysely<Da
     dialect: new ImmediateSqliteDialect({ database: { close: () => raw.close(), prepare } }),
   });
   RAW.set(db, raw);
-  READERS.set(db, (text, params) => prepare(text).all(params));
+  // Committed rows only: while a transaction is open on the connection, the caller goes through
+  // Kysely, which waits for it.
+  READERS.set(db, (text, params) => (raw.inTransaction ? undefined : prepare(text).all(params)));
   return db;
 }
 
 /** The better-sqlite3 handle behind each Kysely instance this module opened. */
 const RAW = new WeakMap<Kysely<Database>, BetterSqlite3.Database>();
 
-/** What `prepared.ts` runs a compiled read with when the connection is free (`directReader`). */
-const READERS = new WeakMap<
-  Kysely<Database>,
-  (text: string, params: readonly unknown[]) => unknown[]
->();
+type DirectReader = (text: string, params: readonly unknown[]) => unknown[] | undefined;
+
+/** The direct reader of each Kysely instance this module opened (`directReader`). */
+const READERS = new WeakMap<Kysely<Database>, DirectReader>();
 
 /**
  * A synchronous reader on the connection behind `db` when `db` is a database this module opened
@@ -129,13 +130,8 @@ const READERS = new WeakMap<
  * from committed data only: it returns undefined while a transaction is open on the connection
  * (one of Kysely's, between awaits), whose uncommitted rows it would otherwise see.
  */
-export function directReader(
-  db: Kysely<Database>,
-): ((text: string, params: readonly unknown[]) => unknown[] | undefined) | undefined {
-  const read = READERS.get(db);
-  const raw = RAW.get(db);
-  if (!read || !raw) return undefined;
-  return (text, params) => (raw.inTransaction ? undefined : read(text, params));
+export function directReader(db: Kysely<Database>): DirectReader | undefined {
+  return READERS.get(db);
 }
 
 const STATEMENT_CACHE = 256;

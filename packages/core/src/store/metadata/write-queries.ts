@@ -1,7 +1,6 @@
 /**
  * The statements of every write, compiled once (prepared.ts): claim the seq, read the file and
- * its parent, register the blob, write the entry and the version, and the lock check's fast
- * case (no live lock in the workspace at all).
+ * its parent, register the blob, write the entry and the version.
  */
 
 import type { Insertable, Kysely } from 'kysely';
@@ -105,15 +104,4 @@ export const PUT_BLOB = preparedInsert<'blobs', Insertable<BlobsTable>>(
   'blobs',
   ['hash', 'size', 'location', 'data', 'chunk_size', 'chunks', 'created_at'],
   (insert) => insert.onConflict((oc) => oc.column('hash').doNothing()),
-);
-
-/** Whether the workspace has any live lock at all: when not, a write needs no lock check. */
-export const ANY_LIVE_LOCK = prepared((db: Kysely<Database>, workspaceId: string, now: number) =>
-  db
-    .selectFrom('locks')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .where('released_at', 'is', null)
-    .where('expires_at', '>', now)
-    .limit(1),
 );
