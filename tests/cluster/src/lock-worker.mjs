@@ -1,6 +1,7 @@
 // A process of lock-protected incrementers (the cluster lock test runs two and freezes them in
 // turn with SIGSTOP). Argument: JSON {nodes, key, workers, increments, ttlSeconds, path}.
-// Prints one JSON line: {acknowledged, stale, errors}.
+// Prints `held` on a line each time one of its workers holds the lock (the test freezes the
+// process then), and one JSON line at the end: {acknowledged, stale, errors}.
 const { nodes, key, workers, increments, ttlSeconds, path } = JSON.parse(process.argv[2]);
 let acknowledged = 0;
 let stale = 0;
@@ -29,6 +30,7 @@ async function worker(w) {
       continue;
     }
     const lock = await locked.json();
+    process.stdout.write('held\n');
     const read = await call(other, `/v1/workspaces/ws/files${path}`);
     const value = Number(await read.text());
     const write = await call(node, `/v1/workspaces/ws/files${path}`, {

@@ -1,9 +1,13 @@
 /**
- * Fenced locks across two nodes: 16 workers × 100 lock-protected increments of one counter,
- * split over two processes that are frozen in turn (SIGSTOP) for longer than the lease. Every
- * acknowledged increment counts; every write of a holder that woke up too late is refused.
+ * Fenced locks across two nodes: 16 workers × 25 lock-protected increments of one counter (100
+ * with CLUSTER_LOCK_INCREMENTS=100: a soak of ~2 min), split over two processes that are frozen
+ * in turn (SIGSTOP) for longer than the lease, each time just after one of their workers took the
+ * lock. Every acknowledged increment counts; every write of a holder that woke up too late is
+ * refused.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -18,7 +22,7 @@ import {
 
 const base = await postgresUrl();
 const WORKERS = 16;
-const INCREMENTS = Number(process.env.CLUSTER_LOCK_INCREMENTS ?? 100);
+const INCREMENTS = Number(process.env.CLUSTER_LOCK_INCREMENTS ?? 25);
 const TTL_SECONDS = 1;
 const WORKER = fileURLToPath(new URL('./lock-worker.mjs', import.meta.url));
 
@@ -86,16 +90,22 @@ describe.skipIf(base === null)('locks across two nodes', () => {
         stdio: ['ignore', 'pipe', 'inherit'],
       }),
     );
+    // Each process says `held` when one of its workers takes the lock: the freezer picks that
+    // moment, so every freeze catches a holder (a freeze at a random time often catches none).
+    const held = processes.map(() => new EventTarget());
     const outcomes = processes.map(
-      (child) =>
+      (child, i) =>
         new Promise<Outcome>((resolve, reject) => {
-          let out = '';
-          child.stdout?.setEncoding('utf8').on('data', (t: string) => {
-            out += t;
+          const lines = createInterface({ input: child.stdout as Readable });
+          let last = '';
+          lines.on('line', (line) => {
+            if (line === 'held') held[i]?.dispatchEvent(new Event('held'));
+            else last = line;
           });
-          child.once('exit', (code) =>
+          // 'close': the process exited and its output was read to the end.
+          child.once('close', (code) =>
             code === 0
-              ? resolve(JSON.parse(out) as Outcome)
+              ? resolve(JSON.parse(last) as Outcome)
               : reject(new Error(`worker exited ${code}`)),
           );
         }),
@@ -107,7 +117,14 @@ describe.skipIf(base === null)('locks across two nodes', () => {
       for (let turn = 0; running; turn++) {
         await new Promise((resolve) => setTimeout(resolve, 2000));
         const victim = processes[turn % 2];
-        if (!running || !victim || victim.exitCode !== null) continue;
+        const holds = held[turn % 2];
+        if (!running || !victim || !holds || victim.exitCode !== null) continue;
+        // The next time it holds the lock, or after 2 s anyway.
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, 2000);
+          holds.addEventListener('held', () => resolve(clearTimeout(timer)), { once: true });
+        });
+        if (!running || victim.exitCode !== null) continue;
         victim.kill('SIGSTOP');
         freezes += 1;
         await new Promise((resolve) => setTimeout(resolve, TTL_SECONDS * 1000 + 600));
