@@ -199,4 +199,50 @@ export function treeBehaviour(w: () => World): void {
       code: 'NOT_FOUND',
     });
   });
+
+  it('names states with snapshots and reads the workspace as it was (at)', async () => {
+    const { admin, editor, viewer } = w();
+    const ws = await w().workspace('past');
+    await admin.writeFile(ws, '/d/a.txt', 'one\n');
+    const snap = await editor.createSnapshot(ws, 'before', { message: 'clean' });
+    expect(snap).toMatchObject({ name: 'before', createdBy: 'ed', message: 'clean' });
+    await admin.writeFile(ws, '/d/a.txt', 'two\n');
+    await admin.writeFile(ws, '/d/b.txt', 'new\n');
+
+    expect((await viewer.readText(ws, '/d/a.txt', { at: 'before' })).text).toBe('one\n');
+    expect(await bytesOf((await viewer.readFile(ws, '/d/a.txt', { at: snap.seq })).body)).toEqual(
+      Buffer.from('one\n'),
+    );
+    expect((await viewer.stat(ws, '/d/a.txt', { at: 'before' })).size).toBe(4);
+    const then = await viewer.list(ws, { path: '/d', at: 'before' });
+    expect([then.items.map((i) => i.path), then.total]).toEqual([['/d/a.txt'], 1]);
+    await expect(viewer.stat(ws, '/d/b.txt', { at: 'before' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    await expect(viewer.readFile(ws, '/d/a.txt', { at: 'later' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      data: { snapshot: 'later' },
+    });
+    await expect(viewer.list(ws, { at: snap.seq + 100 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      data: { field: 'at' },
+    });
+
+    // Viewers see snapshots but do not make or remove them.
+    expect((await viewer.listSnapshots(ws)).items.map((s) => s.name)).toEqual(['before']);
+    await expect(viewer.createSnapshot(ws, 'mine')).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(editor.createSnapshot(ws, 'before')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      data: { reason: 'snapshot_exists' },
+    });
+    await expect(admin.createSnapshot(ws, '12')).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      data: { field: 'name' },
+    });
+    await editor.deleteSnapshot(ws, 'before');
+    await expect(editor.deleteSnapshot(ws, 'before')).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    expect((await viewer.listSnapshots(ws)).items).toEqual([]);
+  });
 }

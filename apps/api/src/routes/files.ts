@@ -122,15 +122,19 @@ async function read(c: Context<ApiEnv, '/workspaces/:ws/files/*'>): Promise<Resp
   const ws = c.req.param('ws');
   const path = urlPath(c, PATH_OFFSET);
   const version = queryInt(c, 'version');
-  const pinned = version !== undefined;
+  // `?at=` a seq or a snapshot: the workspace as it was (core resolves and checks it).
+  const at = c.req.query('at');
+  const when = at === undefined ? { version } : { version, at };
+  // A version or a seq names immutable content; a snapshot's name can be given to another seq.
+  const pinned = version !== undefined || (at !== undefined && /^[0-9]+$/.test(at));
   const header = headerOf(c);
   const isHead = c.req.method === 'HEAD';
   // The common case costs one engine call; validators and ranges need the stat first.
   if (!isHead && !CONDITIONAL_HEADERS.some((name) => header(name) !== undefined)) {
-    const file = await satchel.readFile(ws, path, { ...sessionOption(c), version });
+    const file = await satchel.readFile(ws, path, { ...sessionOption(c), ...when });
     return send(c, file, null, pinned);
   }
-  const info = await satchel.stat(ws, path, { version });
+  const info = await satchel.stat(ws, path, when);
   if (evaluateRead(header, info) === 'not-modified') {
     return c.body(null, 304, {
       ...versionHeaders(info),

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import {
   AppendOptionsSchema,
+  AtSchema,
   ChangesPageSchema,
   CopyOptionsSchema,
   DiffOptionsSchema,
@@ -123,7 +124,7 @@ export const stat = operation({
   summary: 'A file’s or directory’s metadata',
   tag: 'files',
   args: [WORKSPACE_ARG, PATH_ARG],
-  options: z.object({ version: SeqSchema.optional() }),
+  options: z.object({ version: SeqSchema.optional(), at: AtSchema.optional() }),
   result: FileInfoSchema,
   access: { workspace: 'file.read' },
   auditPath: ([, path]) => path,
@@ -148,6 +149,7 @@ export const list = operation({
       path: 'string',
       recursive: 'boolean',
       glob: 'string',
+      at: 'string',
       cursor: 'string',
       limit: 'integer',
     },

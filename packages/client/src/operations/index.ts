@@ -9,6 +9,7 @@ import * as files from './files.js';
 import * as locks from './locks.js';
 import type { MethodOf } from './operation.js';
 import * as search from './search.js';
+import * as snapshots from './snapshots.js';
 import * as transfers from './transfers.js';
 import * as webhooks from './webhooks.js';
 import * as workspaces from './workspaces.js';
@@ -20,6 +21,7 @@ import * as workspaces from './workspaces.js';
 export const OPERATIONS = {
   ...workspaces,
   ...files,
+  ...snapshots,
   ...search,
   ...locks,
   ...access,

@@ -128,10 +128,10 @@ async function emptyRead(
   remote: RemoteContext,
   workspace: string,
   path: string,
-  version: number | undefined,
+  when: { version?: number | undefined; at?: number | string | undefined },
   range: S.ByteRange,
 ): Promise<FileStream> {
-  const info = await stat(remote, [workspace, path, { version }]);
+  const info = await stat(remote, [workspace, path, when]);
   if (info.type !== 'file') {
     throw new SatchelError('INVALID_INPUT', `${info.path} is a directory; list it instead`, {
       path: info.path,
@@ -150,14 +150,14 @@ async function emptyRead(
 }
 
 const readFile: Custom<'readFile'> = async (remote, [workspace, path, options]) => {
-  const { session, version, range } = parseOptions(S.ReadOptionsSchema, options);
+  const { session, version, at, range } = parseOptions(S.ReadOptionsSchema, options);
   if (range?.end !== undefined && range.end <= range.start) {
-    return emptyRead(remote, workspace, path, version, range);
+    return emptyRead(remote, workspace, path, { version, at }, range);
   }
   const spec = (wanted: S.ByteRange | undefined): RequestSpec => ({
     method: 'GET',
     path: file(workspace, path),
-    query: { version },
+    query: { version, at },
     headers: { ...remote.headers(session), Range: rangeHeader(wanted) },
   });
   let wanted = range;
@@ -184,17 +184,17 @@ const readText: Custom<'readText'> = async (remote, [workspace, path, options]) 
   const { info, body } = await readFile(remote, [
     workspace,
     path,
-    { session: parsed.session, version: parsed.version },
+    { session: parsed.session, version: parsed.version, at: parsed.at },
   ]);
   return sliceText(info, body, parsed);
 };
 
 const stat: Custom<'stat'> = async (remote, [workspace, path, options]) => {
-  const { version } = parseOptions(S.ReadOptionsSchema, options);
+  const { version, at } = parseOptions(S.ReadOptionsSchema, options);
   const res = await remote.http.send({
     method: 'HEAD',
     path: file(workspace, path),
-    query: { version },
+    query: { version, at },
     headers: remote.headers(),
   });
   return infoFromHeaders(path, res.headers);

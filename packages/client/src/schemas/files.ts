@@ -121,14 +121,30 @@ export const ByteRangeSchema = z.object({
 });
 export type ByteRange = z.infer<typeof ByteRangeSchema>;
 
+/** A snapshot's name: a word a person would type, never only digits (those are seqs). */
+export const SnapshotNameSchema = z
+  .string()
+  .regex(/^(?![0-9]+$)[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, {
+    message:
+      'a snapshot name is 1-64 letters, digits, dots, dashes or underscores, starts with a letter or digit, and is not only digits',
+  })
+  .describe('e.g. "before-run"');
+
+/** The workspace as it was: a seq, or a snapshot's name (a string of digits is a seq). */
+export const AtSchema = z
+  .union([SeqSchema, z.string().min(1).max(64)])
+  .describe('read the workspace as it was at this seq or snapshot');
+
 export const ReadOptionsSchema = CallOptionsSchema.extend({
   version: SeqSchema.optional(),
+  at: AtSchema.optional(),
   range: ByteRangeSchema.optional(),
 });
 export type ReadOptions = z.infer<typeof ReadOptionsSchema>;
 
 export const ReadTextOptionsSchema = CallOptionsSchema.extend({
   version: SeqSchema.optional(),
+  at: AtSchema.optional(),
   head: z.number().int().positive().optional().describe('first N lines'),
   tail: z.number().int().positive().optional().describe('last N lines'),
   offset: z.number().int().positive().optional().describe('first line to return, 1-based'),
@@ -157,6 +173,7 @@ export const ListOptionsSchema = CallOptionsSchema.extend({
     .max(1000)
     .optional()
     .describe('glob on the path relative to `path`, e.g. "**/*.md"'),
+  at: AtSchema.optional(),
   cursor: CursorSchema.optional(),
   limit: LimitSchema.optional(),
 });
@@ -333,3 +350,18 @@ export const ChangesPageSchema = z.object({
   cursor: SeqSchema.describe('pass as `after` to continue; the seq of the last event, or `after`'),
 });
 export type ChangesPage = z.infer<typeof ChangesPageSchema>;
+
+export const SnapshotSchema = z.object({
+  name: z.string(),
+  seq: SeqSchema.describe('the state of the workspace it names'),
+  createdAt: z.string().describe('ISO 8601'),
+  createdBy: z.string(),
+  message: z.string().nullable(),
+});
+export type Snapshot = z.infer<typeof SnapshotSchema>;
+
+export const CreateSnapshotOptionsSchema = CallOptionsSchema.extend({
+  seq: SeqSchema.optional().describe('the seq to name (default: the head)'),
+  message: z.string().max(1000).optional(),
+});
+export type CreateSnapshotOptions = z.infer<typeof CreateSnapshotOptionsSchema>;

@@ -21,8 +21,9 @@ import { blobBytes, inlineBytes, requireBlob } from '../kernel/content.js';
 import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { entryInfo, iso, versionInfo } from '../kernel/records.js';
-import type { BlobRecord, EntryRecord, WorkspaceRecord } from '../store/metadata/metadata-store.js';
+import type { BlobRecord, WorkspaceRecord } from '../store/metadata/metadata-store.js';
 import { resolveVersion } from './history.js';
+import { resolveAt } from './snapshots.js';
 
 /**
  * The FileInfo of the head or of version `seq`, with the blob of a file; the head's entry and
@@ -32,27 +33,60 @@ async function locateFile(
   ctx: EngineContext,
   ws: WorkspaceRecord,
   path: string,
-  seq: number | undefined,
+  when: When,
 ): Promise<{ info: FileInfo; blob: BlobRecord }> {
-  if (seq === undefined && path !== '/') {
+  if (when.version === undefined && when.at === undefined && path !== '/') {
     const found = await ctx.store.getEntryWithBlob(ws.id, path);
     if (!found) throw notFound(path);
     const info = entryInfo(found.entry);
     const hash = requireFile(info);
     return { info, blob: found.blob ?? (await requireBlob(ctx.store, hash)) };
   }
-  const info = await locate(ctx, ws, path, seq);
+  const info = await locate(ctx, ws, path, when);
   return { info, blob: await requireBlob(ctx.store, requireFile(info)) };
 }
 
-/** The FileInfo of the head, or of version `seq` (NOT_FOUND if that version is a deletion). */
+/** Which state a read sees: the head, one version of the file, or the workspace `at` a seq. */
+interface When {
+  readonly version?: number | undefined;
+  readonly at?: number | undefined;
+}
+
+/** `version` and `at` of a read's options, with `at` resolved to a seq (engine/snapshots.ts). */
+async function when(
+  ctx: EngineContext,
+  ws: WorkspaceRecord,
+  options: { version?: number | undefined; at?: number | string | undefined },
+): Promise<When> {
+  if (options.at === undefined) return { version: options.version };
+  if (options.version !== undefined) {
+    throw new SatchelError(
+      'INVALID_INPUT',
+      'give version (one version of the file) or at (the workspace at a seq), not both',
+      { field: 'at' },
+    );
+  }
+  return { at: await resolveAt(ctx.store, ws, options.at) };
+}
+
+/**
+ * The FileInfo of the head, of version `when.version` (NOT_FOUND if that version is a deletion),
+ * or of the version that was current at `when.at` (NOT_FOUND if there was none).
+ */
 async function locate(
   ctx: EngineContext,
   ws: WorkspaceRecord,
   path: string,
-  seq: number | undefined,
+  { version: seq, at }: When,
 ): Promise<FileInfo> {
-  if (path === '/') return rootInfo(ws);
+  if (path === '/') return at === undefined ? rootInfo(ws) : { ...rootInfo(ws), seq: at };
+  if (at !== undefined) {
+    const row = await ctx.store.past.version(ws.id, path, at);
+    if (!row || row.deleted) {
+      throw new SatchelError('NOT_FOUND', `${path} did not exist at seq ${at}`, { path, at });
+    }
+    return versionInfo(row);
+  }
   if (seq === undefined) {
     const entry = await ctx.store.getEntry(ws.id, path);
     if (!entry) throw notFound(path);
@@ -93,13 +127,13 @@ export async function stat(
   ctx: EngineContext,
   workspace: string,
   rawPath: string,
-  rawOptions?: { version?: number },
+  rawOptions?: { version?: number | undefined; at?: number | string | undefined },
 ): Promise<FileInfo> {
   validateWorkspaceName(workspace);
   const path = normalizePath(rawPath);
   const options = parseOptions(ReadOptionsSchema, rawOptions);
   const ws = await requireWorkspace(ctx.store, workspace);
-  return locate(ctx, ws, path, options.version);
+  return locate(ctx, ws, path, await when(ctx, ws, options));
 }
 
 /**
@@ -117,7 +151,7 @@ export async function readFile(
   const path = normalizeEntryPath(rawPath);
   const options = parseOptions(ReadOptionsSchema, rawOptions);
   const ws = await requireWorkspace(ctx.store, workspace);
-  const { info, blob } = await locateFile(ctx, ws, path, options.version);
+  const { info, blob } = await locateFile(ctx, ws, path, await when(ctx, ws, options));
   const start = options.range?.start ?? 0;
   const end = Math.min(options.range?.end ?? info.size, info.size);
   if (start > info.size || (start > 0 && start >= info.size) || end < start) {
@@ -160,7 +194,10 @@ export async function readText(
 ): Promise<TextSlice> {
   const options = parseOptions(ReadTextOptionsSchema, rawOptions);
   checkTextOptions(options);
-  const file = await readFile(ctx, workspace, rawPath, { version: options.version });
+  const file = await readFile(ctx, workspace, rawPath, {
+    version: options.version,
+    at: options.at,
+  });
   // A small file is already one verified buffer: no stream to set up.
   return sliceText(file.info, file.bytes === undefined ? file.body : [file.bytes], options);
 }
@@ -175,24 +212,57 @@ export async function list(
   const dir = normalizePath(options.path ?? '/');
   const limit = options.limit ?? 100;
   const ws = await requireWorkspace(ctx.store, workspace);
+  const at = options.at === undefined ? undefined : await resolveAt(ctx.store, ws, options.at);
+  const tree = at === undefined ? headTree(ctx, ws) : pastTree(ctx, ws, at);
   if (dir !== '/') {
-    const entry = await ctx.store.getEntry(ws.id, dir);
+    const entry = await tree.entry(dir);
     if (!entry) throw notFound(dir, 'directory');
-    if (entry.type === 'file') return { items: [entryInfo(entry)], nextCursor: null, total: 1 };
+    if (entry.type === 'file') return { items: [entry], nextCursor: null, total: 1 };
   }
   const cursor = decodeCursor(options.cursor, ['a']);
   const after = cursor ? String(cursor.a) : null;
   if (options.glob === undefined) {
     const recursive = options.recursive ?? false;
-    const rows = await ctx.store.listEntries(ws.id, dir, recursive, after, limit + 1);
-    const total = await ctx.store.countEntries(ws.id, dir, recursive);
+    const rows = await tree.list(dir, recursive, after, limit + 1);
+    const total = await tree.count(dir, recursive);
     return page(rows, limit, total);
   }
-  return globPage(ctx, ws, dir, options.glob, after, limit);
+  return globPage(tree, dir, options.glob, after, limit);
 }
 
-function page(rows: EntryRecord[], limit: number, total: number): ListPage {
-  const items = rows.slice(0, limit).map(entryInfo);
+/** The entries of the workspace at its head, or as they were at a seq: what a listing reads. */
+interface Tree {
+  entry(path: string): Promise<FileInfo | undefined>;
+  list(dir: string, recursive: boolean, after: string | null, limit: number): Promise<FileInfo[]>;
+  count(dir: string, recursive: boolean): Promise<number>;
+}
+
+function headTree(ctx: EngineContext, ws: WorkspaceRecord): Tree {
+  return {
+    entry: async (path) => {
+      const row = await ctx.store.getEntry(ws.id, path);
+      return row && entryInfo(row);
+    },
+    list: async (dir, recursive, after, limit) =>
+      (await ctx.store.listEntries(ws.id, dir, recursive, after, limit)).map(entryInfo),
+    count: (dir, recursive) => ctx.store.countEntries(ws.id, dir, recursive),
+  };
+}
+
+function pastTree(ctx: EngineContext, ws: WorkspaceRecord, at: number): Tree {
+  return {
+    entry: async (path) => {
+      const row = await ctx.store.past.version(ws.id, path, at);
+      return row && !row.deleted ? versionInfo(row) : undefined;
+    },
+    list: async (dir, recursive, after, limit) =>
+      (await ctx.store.past.list(ws.id, dir, at, recursive, after, limit)).map(versionInfo),
+    count: (dir, recursive) => ctx.store.past.count(ws.id, dir, at, recursive),
+  };
+}
+
+function page(rows: FileInfo[], limit: number, total: number): ListPage {
+  const items = rows.slice(0, limit);
   const last = items.at(-1);
   const nextCursor = rows.length > limit && last ? encodeCursor({ a: last.path }) : null;
   return { items, nextCursor, total };
@@ -202,8 +272,7 @@ const SCAN_PAGE = 1000;
 
 /** Scans the subtree once: matches after the cursor fill the page, all matches count to the total. */
 async function globPage(
-  ctx: EngineContext,
-  ws: WorkspaceRecord,
+  tree: Tree,
   dir: string,
   glob: string,
   after: string | null,
@@ -211,11 +280,11 @@ async function globPage(
 ): Promise<ListPage> {
   const isMatch = picomatch(glob.replace(/^\/+/, ''), { dot: true });
   const prefix = dir === '/' ? 1 : dir.length + 1;
-  const matched: EntryRecord[] = [];
+  const matched: FileInfo[] = [];
   let total = 0;
   let scanAfter: string | null = null;
   for (;;) {
-    const rows = await ctx.store.listEntries(ws.id, dir, true, scanAfter, SCAN_PAGE);
+    const rows = await tree.list(dir, true, scanAfter, SCAN_PAGE);
     for (const row of rows) {
       if (!isMatch(row.path.slice(prefix))) continue;
       total++;

@@ -24,6 +24,7 @@ import {
 import { InvitationQueries } from './invitation-queries.js';
 import { LockQueries } from './lock-queries.js';
 import { MemberQueries } from './member-queries.js';
+import { PastQueries } from './past-queries.js';
 import { RateQueries } from './rate-queries.js';
 import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './records.js';
 import { SearchQueries } from './search-queries.js';
@@ -57,6 +58,8 @@ export class MetadataQueries {
   readonly gc: GcQueries;
   /** Resumable upload sessions, their parts, used signed URLs (upload-queries.ts). */
   readonly uploads: UploadQueries;
+  /** The workspace as it was at a seq, and snapshots naming seqs (past-queries.ts). */
+  readonly past: PastQueries;
 
   constructor(
     protected readonly db: Kysely<Database>,
@@ -73,6 +76,7 @@ export class MetadataQueries {
     this.rates = new RateQueries(db);
     this.gc = new GcQueries(db);
     this.uploads = new UploadQueries(db);
+    this.past = new PastQueries(db);
   }
 
   /**

@@ -89,6 +89,7 @@ export class MetadataTx extends MetadataQueries {
       'transfers',
       'upload_parts',
       'upload_sessions',
+      'snapshots',
     ] as const) {
       await this.db.deleteFrom(table).where('workspace_id', '=', workspaceId).execute();
     }

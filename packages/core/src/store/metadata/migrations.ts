@@ -137,6 +137,22 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
           .execute();
       },
     },
+    '0011_snapshots': {
+      async up(db: Kysely<unknown>) {
+        // A name for a seq; reads "as of" it scan versions (the table is already keyed by path
+        // and seq), so a snapshot costs one row whatever the workspace holds.
+        await db.schema
+          .createTable('snapshots')
+          .addColumn('workspace_id', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('seq', 'bigint', (c) => c.notNull())
+          .addColumn('created_by', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('message', 'text')
+          .addPrimaryKeyConstraint('snapshots_pk', ['workspace_id', 'name'])
+          .execute();
+      },
+    },
   };
 }
 

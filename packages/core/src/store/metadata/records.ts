@@ -309,3 +309,13 @@ export interface UploadPartRecord {
   readonly chunkSize: number;
   readonly chunks: Uint8Array;
 }
+
+/** A name for a seq of a workspace (past-queries.ts). */
+export interface SnapshotRecord {
+  readonly workspaceId: string;
+  readonly name: string;
+  readonly seq: number;
+  readonly createdBy: string;
+  readonly createdAt: number;
+  readonly message: string | null;
+}

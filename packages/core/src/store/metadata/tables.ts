@@ -299,6 +299,16 @@ export interface UploadPartsTable {
   chunks: Uint8Array;
 }
 
+/** Names for seqs of a workspace: one state of all its files (engine/snapshots.ts). */
+export interface SnapshotsTable {
+  workspace_id: string;
+  name: string;
+  seq: number;
+  created_by: string;
+  created_at: number;
+  message: string | null;
+}
+
 /** Single-use signed transfer URLs that were used, kept until they expire. */
 export interface UsedTransferTokensTable {
   id: string;
@@ -329,4 +339,5 @@ export interface Database {
   used_transfer_tokens: UsedTransferTokensTable;
   gc_blobs: GcBlobsTable;
   leases: LeasesTable;
+  snapshots: SnapshotsTable;
 }

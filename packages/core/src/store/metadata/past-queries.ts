@@ -1,0 +1,151 @@
+/**
+ * SQL for the workspace as it was, and for the snapshots that name its states (portable Kysely).
+ * A path's state at seq S is its newest version with seq ≤ S: deletions and moves leave a
+ * tombstone on every path they remove, so the versions table alone answers "as of" reads.
+ */
+import { descendantRange } from '@satchel/client/paths.js';
+import type { Kysely, Selectable } from 'kysely';
+import { toVersion } from './file-tree-rows.js';
+import type { SnapshotRecord, VersionRecord } from './records.js';
+import type { Database, SnapshotsTable } from './tables.js';
+
+function toSnapshot(row: Selectable<SnapshotsTable>): SnapshotRecord {
+  return {
+    workspaceId: row.workspace_id,
+    name: row.name,
+    seq: Number(row.seq),
+    createdBy: row.created_by,
+    createdAt: Number(row.created_at),
+    message: row.message,
+  };
+}
+
+/** The past of a workspace: its state at a seq, and snapshots (`store.past`, `tx.past`). */
+export class PastQueries {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** The version of `path` that was current at `seq` (a tombstone if it was deleted then). */
+  async version(
+    workspaceId: string,
+    path: string,
+    seq: number,
+  ): Promise<VersionRecord | undefined> {
+    const row = await this.db
+      .selectFrom('versions')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('path', '=', path)
+      .where('seq', '<=', seq)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && toVersion(row);
+  }
+
+  /** Entries under `dir` (its children, or all descendants) that existed at `seq`, by path. */
+  private existing(workspaceId: string, dir: string, seq: number, recursive: boolean) {
+    const { lo, hi } = descendantRange(dir);
+    let q = this.db
+      .selectFrom('versions as v')
+      .where('v.workspace_id', '=', workspaceId)
+      .where('v.path', '>=', lo)
+      .where('v.path', '<', hi)
+      .where('v.deleted', '=', 0)
+      .where('v.seq', '=', (eb) =>
+        eb
+          .selectFrom('versions as w')
+          .select((e) => e.fn.max('w.seq').as('seq'))
+          .whereRef('w.workspace_id', '=', 'v.workspace_id')
+          .whereRef('w.path', '=', 'v.path')
+          .where('w.seq', '<=', seq),
+      );
+    // A child's path has no "/" after the directory's own (paths never hold "\\", the only
+    // character LIKE could read as an escape; a wildcard in `lo` still matches itself).
+    if (!recursive) q = q.where('v.path', 'not like', `${lo}%/%`);
+    return q;
+  }
+
+  async list(
+    workspaceId: string,
+    dir: string,
+    seq: number,
+    recursive: boolean,
+    afterPath: string | null,
+    limit: number,
+  ): Promise<VersionRecord[]> {
+    let q = this.existing(workspaceId, dir, seq, recursive)
+      .selectAll('v')
+      .orderBy('v.path')
+      .limit(limit);
+    if (afterPath !== null) q = q.where('v.path', '>', afterPath);
+    return (await q.execute()).map(toVersion);
+  }
+
+  async count(workspaceId: string, dir: string, seq: number, recursive: boolean): Promise<number> {
+    const row = await this.existing(workspaceId, dir, seq, recursive)
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
+  /** Names `seq`; false when the workspace already has a snapshot of that name. */
+  async putSnapshot(snapshot: SnapshotRecord): Promise<boolean> {
+    const result = await this.db
+      .insertInto('snapshots')
+      .values({
+        workspace_id: snapshot.workspaceId,
+        name: snapshot.name,
+        seq: snapshot.seq,
+        created_by: snapshot.createdBy,
+        created_at: snapshot.createdAt,
+        message: snapshot.message,
+      })
+      .onConflict((oc) => oc.columns(['workspace_id', 'name']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  async snapshot(workspaceId: string, name: string): Promise<SnapshotRecord | undefined> {
+    const row = await this.db
+      .selectFrom('snapshots')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row && toSnapshot(row);
+  }
+
+  /** Snapshots newest seq first (then by name), after the `(seq, name)` of the last one seen. */
+  async snapshots(
+    workspaceId: string,
+    after: { seq: number; name: string } | null,
+    limit: number,
+  ): Promise<SnapshotRecord[]> {
+    let q = this.db
+      .selectFrom('snapshots')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('seq', 'desc')
+      .orderBy('name')
+      .limit(limit);
+    if (after !== null) {
+      q = q.where((eb) =>
+        eb.or([
+          eb('seq', '<', after.seq),
+          eb.and([eb('seq', '=', after.seq), eb('name', '>', after.name)]),
+        ]),
+      );
+    }
+    return (await q.execute()).map(toSnapshot);
+  }
+
+  /** Forgets a snapshot; false when there was none of that name. */
+  async deleteSnapshot(workspaceId: string, name: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('snapshots')
+      .where('workspace_id', '=', workspaceId)
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}
