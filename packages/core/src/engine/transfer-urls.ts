@@ -82,6 +82,8 @@ export interface TransferClaims {
   readonly h?: string;
   readonly im?: number;
   readonly inm?: '*';
+  /** The fencing token the upload presents, checked when the URL is used. */
+  readonly lt?: number;
   readonly v?: number;
   /** A download URL usable until it expires. */
   readonly r?: true;
@@ -142,6 +144,7 @@ export async function createUploadUrl(
     ...(options.sha256 === undefined ? {} : { h: options.sha256 }),
     ...(options.ifMatch === undefined ? {} : { im: options.ifMatch }),
     ...(options.ifNoneMatch === undefined ? {} : { inm: options.ifNoneMatch }),
+    ...(options.lockToken === undefined ? {} : { lt: options.lockToken }),
   });
 }
 
