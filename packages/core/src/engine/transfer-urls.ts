@@ -130,7 +130,7 @@ export async function createUploadUrl(
   if (options.size !== undefined && options.size > ctx.limits.maxFileSize) {
     throw tooLarge(ctx.limits.maxFileSize);
   }
-  const { ws } = await precheck(ctx, workspace, path, options);
+  const { ws } = await precheck(ctx, workspace, path, options, options.sha256);
   return sign(ctx, settings, {
     o: 'u',
     w: workspace,
