@@ -3,15 +3,18 @@
  * CONTRACT.md, files as resources with subscriptions. Transports are the caller's business
  * (stdio.ts, http.ts, or an InMemoryTransport in tests).
  */
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Satchel } from '@satchel/core';
+import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { type AnyTool, DEFAULT_LIMITS, type McpLimits, ToolContext } from './tool.js';
 import { fileTools } from './tools/files.js';
 import { historyTools } from './tools/history.js';
 import { lockTools } from './tools/locks.js';
 import { memberTools } from './tools/members.js';
+import { ownerTools } from './tools/owners.js';
 import { readTools } from './tools/read.js';
 import { searchTools } from './tools/search.js';
 import { transferTools } from './tools/transfers.js';
@@ -26,7 +29,10 @@ export interface McpServerOptions {
   readonly workspace?: string | undefined;
   /** Register only the tools that change nothing, whatever the key may do (`--read-only`). */
   readonly readOnly?: boolean | undefined;
-  /** Session label stored on the versions and audit entries of this server's calls. */
+  /**
+   * Session label stored on the versions and audit entries of this server's calls. Default: the
+   * client's name from `initialize` and this connection, `<client name>#<8 hex digits>`.
+   */
   readonly session?: string | undefined;
   /** Response bounds; see McpLimits for the defaults. */
   readonly limits?: Partial<McpLimits> | undefined;
@@ -45,7 +51,16 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   ...lockTools,
   ...workspaceTools,
   ...memberTools,
+  ...ownerTools,
 ];
+
+/** `<client name>#<connection>`, once the client has introduced itself (undefined before). */
+function clientSession(server: McpServer, connection: string): string | undefined {
+  const name = server.server.getClientVersion()?.name.trim();
+  if (name === undefined) return undefined;
+  // The label is at most 200 characters (SessionSchema).
+  return `${name === '' ? 'mcp' : name.slice(0, 100)}#${connection}`;
+}
 
 /** True when the key behind `satchel` can change nothing: a read-only key or a viewer ceiling. */
 async function keyIsReadOnly(satchel: Satchel): Promise<boolean> {
@@ -77,19 +92,21 @@ export async function createMcpServer(
   options: McpServerOptions = {},
 ): Promise<McpServer> {
   const readOnly = options.readOnly === true || (await keyIsReadOnly(satchel));
-  const ctx = new ToolContext({
-    satchel,
-    limits: { ...DEFAULT_LIMITS, ...options.limits },
-    workspace: options.workspace,
-    session: options.session,
-  });
   const server = new McpServer(
     { name: 'satchel', title: 'Satchel', version },
     { instructions: instructions(options.workspace, readOnly) },
   );
+  const connection = randomBytes(4).toString('hex');
+  const ctx = new ToolContext({
+    satchel,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    workspace: options.workspace,
+    session: options.session ?? (() => clientSession(server, connection)),
+  });
   for (const tool of ALL_TOOLS) {
     if (!readOnly || !tool.writes) tool.register(server, ctx);
   }
+  registerPrompts(server);
   const subscriptions = registerResources(server, ctx, options.subscriptionWaitSeconds ?? 10);
   const previous = server.server.onclose;
   server.server.onclose = () => {

@@ -121,7 +121,8 @@ export interface ToolDefinition<I extends Shape, O extends Shape> {
   /** Required for tools whose operation mutates, refused for the others. */
   readonly hints?: WriteHints;
   readonly input: I;
-  readonly output: O;
+  /** The structured result's schema; absent for tools whose text says it all (fewer tokens). */
+  readonly output?: O;
   run(args: Args<I>, ctx: ToolContext): Promise<ToolOutput<Args<O>>>;
 }
 
@@ -133,9 +134,32 @@ export interface AnyTool {
   register(server: McpServer, ctx: ToolContext): void;
 }
 
+const WrittenWorkspace = z.string().optional().describe('the workspace written');
+
+/**
+ * The result of a tool call as the client gets it. A tool that writes names the workspace it
+ * wrote (structured `workspace` and a line of text), so a default never changes a workspace
+ * unseen.
+ */
+function callResult(out: ToolOutput<unknown>, written: string | undefined) {
+  const structured = out.structured as Record<string, unknown>;
+  const content: ContentBlock[] = out.content ?? [{ type: 'text', text: out.text }];
+  if (written === undefined || 'workspace' in structured) {
+    return { content, structuredContent: structured };
+  }
+  return {
+    content: [...content, { type: 'text' as const, text: `workspace: ${written}` }],
+    structuredContent: { ...structured, workspace: written },
+  };
+}
+
 export function defineTool<I extends Shape, O extends Shape>(def: ToolDefinition<I, O>): AnyTool {
   const writes = OPERATIONS[def.operation].mutates;
   const annotations = annotationsOf(def.name, writes, def.hints);
+  const output =
+    def.output === undefined || !writes || 'workspace' in def.output
+      ? def.output
+      : { ...def.output, workspace: WrittenWorkspace };
   return {
     name: def.name,
     writes,
@@ -146,17 +170,15 @@ export function defineTool<I extends Shape, O extends Shape>(def: ToolDefinition
           title: def.title,
           description: def.description,
           inputSchema: z.object(def.input),
-          outputSchema: z.object(def.output),
+          ...(output === undefined ? {} : { outputSchema: z.object(output) }),
           annotations,
         },
         async (args: unknown) => {
           try {
+            const call = ctx.forCall();
             // The SDK validated `args` against `def.input` before calling.
-            const out = await def.run(args as Args<I>, ctx);
-            return {
-              content: out.content ?? [{ type: 'text', text: out.text }],
-              structuredContent: out.structured as Record<string, unknown>,
-            };
+            const out = await def.run(args as Args<I>, call);
+            return callResult(out, writes ? call.resolvedWorkspace : undefined);
           } catch (error) {
             return toolError(error);
           }
@@ -190,43 +212,59 @@ export interface ToolContextOptions {
   readonly limits: McpLimits;
   /** The configured default workspace (`--workspace`, SATCHEL_WORKSPACE). */
   readonly workspace?: string | undefined;
-  /** Session label stored on every version and audit entry this server causes. */
-  readonly session?: string | undefined;
+  /**
+   * Session label stored on every version and audit entry this server causes; a function when
+   * it is known only once the client has introduced itself (createMcpServer's default).
+   */
+  readonly session?: string | (() => string | undefined) | undefined;
 }
 
 export class ToolContext {
   readonly satchel: Satchel;
   readonly limits: McpLimits;
-  #default: string | undefined;
-  readonly #call: CallOptions;
+  readonly #options: ToolContextOptions;
+  #resolved: string | undefined;
 
   constructor(options: ToolContextOptions) {
     this.satchel = options.satchel;
     this.limits = options.limits;
-    this.#default = options.workspace;
-    // One object for every call: handlers spread it, nothing writes to it.
-    this.#call = Object.freeze(options.session === undefined ? {} : { session: options.session });
+    this.#options = options;
+  }
+
+  /** A context for one tool call, which remembers the workspace the call resolved. */
+  forCall(): ToolContext {
+    return new ToolContext(this.#options);
+  }
+
+  /** The workspace `workspace()` last resolved in this call's context, if any. */
+  get resolvedWorkspace(): string | undefined {
+    return this.#resolved;
   }
 
   /** Options every engine call carries: the session label, when there is one. */
   call(): CallOptions {
-    return this.#call;
+    const { session } = this.#options;
+    const label = typeof session === 'function' ? session() : session;
+    return label === undefined ? {} : { session: label };
   }
 
   /**
    * The workspace of a call: the argument, else the configured default, else the only workspace
-   * the key sees (remembered for the rest of the session). INVALID_INPUT naming the choices when
-   * there are several or none.
+   * the key sees — looked up on every call, never remembered, so a second workspace created
+   * meanwhile makes an unnamed call ambiguous instead of silently landing in the first.
+   * INVALID_INPUT naming the choices when there are several or none.
    */
   async workspace(given: string | undefined): Promise<string> {
+    this.#resolved = await this.#choose(given);
+    return this.#resolved;
+  }
+
+  async #choose(given: string | undefined): Promise<string> {
     if (given !== undefined && given !== '') return given;
-    if (this.#default !== undefined) return this.#default;
+    if (this.#options.workspace !== undefined) return this.#options.workspace;
     const page = await this.satchel.listWorkspaces({ limit: 20 });
     const only = page.items.length === 1 && page.nextCursor === null ? page.items[0] : undefined;
-    if (only !== undefined) {
-      this.#default = only.name;
-      return only.name;
-    }
+    if (only !== undefined) return only.name;
     const names = page.items.map((w) => w.name);
     throw new SatchelError(
       'INVALID_INPUT',

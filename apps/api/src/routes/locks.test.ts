@@ -66,6 +66,40 @@ describe('locks', () => {
     expect(await broken.json()).toMatchObject({ id: held.id, holder: 'ed' });
   });
 
+  it('refuses writes without the token to everyone, the holder’s own key included, until broken', async () => {
+    const held = await acquire(h.keys.editor, { path: '/report.md' });
+    const file = '/v1/workspaces/demo/files/report.md';
+    // A second worker on the holder's key, without the token.
+    const sameKey = await h.request('PUT', file, { key: h.keys.editor, body: 'from worker 2' });
+    expect(await problemOf(sameKey)).toMatchObject({
+      status: 423,
+      code: 'LOCKED',
+      holder: 'ed',
+      lockId: held.id,
+    });
+    const owner = await h.request('PUT', file, { body: 'from the owner' });
+    expect((await problemOf(owner)).status).toBe(423);
+    const fenced = await h.request('PUT', file, {
+      key: h.keys.editor,
+      body: 'from the holder',
+      headers: { 'Satchel-Lock-Token': String(held.token) },
+    });
+    expect(fenced.status).toBe(200);
+    const removed = await h.request('DELETE', file, { key: h.keys.editor });
+    expect((await problemOf(removed)).status).toBe(423);
+    // The same token signs an upload URL that may write under the lock.
+    const signed = await h.request('POST', `${file}?upload-url`, {
+      key: h.keys.editor,
+      body: { lockToken: held.token },
+    });
+    const { url } = (await signed.json()) as { url: string };
+    const put = await h.request('PUT', new URL(url).pathname, { body: 'by url' });
+    expect(put.status).toBeLessThan(300);
+
+    expect((await h.request('DELETE', `${locks}/${held.id}?break=true`)).status).toBe(200);
+    expect((await h.request('PUT', file, { body: 'after the break' })).status).toBe(200);
+  });
+
   it('validates bodies with the core schema and lets viewers list but not lock', async () => {
     const bad = await h.request('POST', locks, { body: { path: '/x', ttlSeconds: 99999 } });
     expect(await problemOf(bad)).toMatchObject({ status: 400, field: 'ttlSeconds' });

@@ -61,7 +61,9 @@ const writeFile = defineTool({
     });
     return {
       structured: info,
-      text: `wrote ${info.path}: version ${info.seq}, ${info.size} bytes`,
+      text: info.unchanged
+        ? `${info.path} already holds this content at version ${info.seq} (your earlier write, retried): nothing written`
+        : `wrote ${info.path}: version ${info.seq}, ${info.size} bytes`,
     };
   },
 });

@@ -1,6 +1,6 @@
 /**
- * Members and invitations: list_members, set_member, list_invitations, accept_invitation,
- * decline_invitation. An owner's set_member invites; the invitee joins only by accepting.
+ * Members and invitations: list_members, set_member, remove_member, list_invitations,
+ * accept_invitation, decline_invitation. An owner's set_member invites; the invitee joins only by accepting.
  */
 import type { Invitation } from '@satchel/core';
 import { InvitationSchema, MemberSchema, RoleSchema } from '@satchel/core/schemas';
@@ -72,6 +72,26 @@ const setMember = defineTool({
   },
 });
 
+const removeMember = defineTool({
+  name: 'remove_member',
+  title: 'Remove member',
+  description: 'Owners: remove a member from the workspace, or withdraw their pending invitation.',
+  operation: 'removeMember',
+  hints: { destructive: true, idempotent: true },
+  input: {
+    workspace: WorkspaceArg,
+    principal: argOf('removeMember', 'principal').describe('principal name'),
+  },
+  async run(args, ctx) {
+    const ws = await ctx.workspace(args.workspace);
+    await ctx.satchel.removeMember(ws, args.principal, ctx.call());
+    return {
+      structured: { principal: args.principal, removed: true },
+      text: `${args.principal} is no longer a member of ${ws}`,
+    };
+  },
+});
+
 const listInvitations = defineTool({
   name: 'list_invitations',
   title: 'List invitations',
@@ -126,6 +146,7 @@ const declineInvitation = defineTool({
 export const memberTools: AnyTool[] = [
   listMembers,
   setMember,
+  removeMember,
   listInvitations,
   acceptInvitation,
   declineInvitation,

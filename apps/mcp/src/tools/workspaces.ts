@@ -1,4 +1,4 @@
-/** Workspaces: list_workspaces, create_workspace. */
+/** Workspaces: list_workspaces, create_workspace, delete_workspace. */
 import { type AnyTool, argOf, defineTool, optionsOf, resultOf } from '../tool.js';
 
 const WorkspacePage = resultOf('listWorkspaces').shape;
@@ -38,4 +38,23 @@ const createWorkspace = defineTool({
   },
 });
 
-export const workspaceTools: AnyTool[] = [listWorkspaces, createWorkspace];
+const deleteWorkspace = defineTool({
+  name: 'delete_workspace',
+  title: 'Delete workspace',
+  description:
+    'Owners: delete a workspace with all its files and history, for good. Name it explicitly; there is no default.',
+  operation: 'deleteWorkspace',
+  hints: { destructive: true, idempotent: true },
+  input: {
+    workspace: argOf('deleteWorkspace', 'workspace').min(1).describe('the workspace to delete'),
+  },
+  async run(args, ctx) {
+    await ctx.satchel.deleteWorkspace(args.workspace, ctx.call());
+    return {
+      structured: { workspace: args.workspace, deleted: true },
+      text: `deleted workspace ${args.workspace}`,
+    };
+  },
+});
+
+export const workspaceTools: AnyTool[] = [listWorkspaces, createWorkspace, deleteWorkspace];

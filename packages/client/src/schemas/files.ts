@@ -48,6 +48,12 @@ export const FileInfoSchema = z.object({
   author: z.string(),
   session: z.string().nullable(),
   modifiedAt: z.string().describe('ISO 8601'),
+  unchanged: z
+    .boolean()
+    .optional()
+    .describe(
+      'true: a retried ifMatch write found its content already at the head; nothing written',
+    ),
 });
 export type FileInfo = z.infer<typeof FileInfoSchema>;
 

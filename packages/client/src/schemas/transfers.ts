@@ -44,6 +44,7 @@ export const UploadUrlOptionsSchema = z.object({
   expiresIn: ExpiresInSchema,
   ifMatch: WriteOptionsSchema.shape.ifMatch,
   ifNoneMatch: WriteOptionsSchema.shape.ifNoneMatch,
+  lockToken: WriteOptionsSchema.shape.lockToken,
 });
 export type UploadUrlOptions = z.infer<typeof UploadUrlOptionsSchema>;
 

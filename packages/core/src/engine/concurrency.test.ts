@@ -1,6 +1,6 @@
 /** Concurrent writers: ifMatch races, group-committed seqs, all-or-nothing batches. */
 
-import { isSatchelError } from '@satchel/client/errors.js';
+import { isSatchelError, SatchelError } from '@satchel/client/errors.js';
 import type { Satchel } from '@satchel/client/operations/satchel.js';
 import { describe, expect, it } from 'vitest';
 import { catFile, openTemp } from '../test-support/temp.js';
@@ -9,11 +9,17 @@ import { openSatchel } from './open.js';
 const WORKERS = 32;
 const COUNTER = '/counter.txt';
 
-/** One read-modify-write: reads the head at a known seq, writes value + 1 if still the head. */
+/**
+ * One read-modify-write: reads the head at a known seq, writes value + 1 if still the head. The
+ * workers share one principal, so a worker that wrote the same value as another a moment before
+ * gets the head back `unchanged` (a retry answer, docs/api.md): its increment did not count, and
+ * a counter treats that as the conflict it is.
+ */
 async function increment(satchel: Satchel): Promise<number> {
   const { seq } = await satchel.stat('ws', COUNTER);
   const { text } = await satchel.readText('ws', COUNTER, { version: seq });
   const info = await satchel.writeFile('ws', COUNTER, String(Number(text) + 1), { ifMatch: seq });
+  if (info.unchanged) throw new SatchelError('PRECONDITION_FAILED', 'written by another worker');
   return info.seq;
 }
 

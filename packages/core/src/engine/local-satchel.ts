@@ -119,6 +119,7 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
       return await this.as(actor).writeFile(claims.w, claims.p, boundContent(content, claims), {
         ...(claims.im === undefined ? {} : { ifMatch: claims.im }),
         ...(claims.inm === undefined ? {} : { ifNoneMatch: claims.inm }),
+        ...(claims.lt === undefined ? {} : { lockToken: claims.lt }),
       });
     } catch (error) {
       await release().catch(() => undefined);

@@ -82,6 +82,8 @@ export interface TransferClaims {
   readonly h?: string;
   readonly im?: number;
   readonly inm?: '*';
+  /** The fencing token the upload presents, checked when the URL is used. */
+  readonly lt?: number;
   readonly v?: number;
   /** A download URL usable until it expires. */
   readonly r?: true;
@@ -128,7 +130,7 @@ export async function createUploadUrl(
   if (options.size !== undefined && options.size > ctx.limits.maxFileSize) {
     throw tooLarge(ctx.limits.maxFileSize);
   }
-  const { ws } = await precheck(ctx, workspace, path, options);
+  const { ws } = await precheck(ctx, workspace, path, options, options.sha256);
   return sign(ctx, settings, {
     o: 'u',
     w: workspace,
@@ -142,6 +144,7 @@ export async function createUploadUrl(
     ...(options.sha256 === undefined ? {} : { h: options.sha256 }),
     ...(options.ifMatch === undefined ? {} : { im: options.ifMatch }),
     ...(options.ifNoneMatch === undefined ? {} : { inm: options.ifNoneMatch }),
+    ...(options.lockToken === undefined ? {} : { lt: options.lockToken }),
   });
 }
 

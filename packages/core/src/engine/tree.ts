@@ -19,7 +19,7 @@ import {
   notFound,
   requireWorkspace,
 } from '../kernel/context.js';
-import { checkWriteLocks } from '../locks/locks.js';
+import { checkUnlocked, checkWriteLocks } from '../locks/locks.js';
 import type { EntryRecord, MetadataTx } from '../store/metadata/metadata-store.js';
 import {
   ensureParents,
@@ -185,8 +185,8 @@ export async function move(
     const tree = root.type === 'directory';
     await checkWriteLocks(tx, ctx, ws.id, { path: from, tree }, options.lockToken, s.now);
     // The token fences the source (what its holder locked); the destination only has to be free
-    // of other holders' locks.
-    await checkWriteLocks(tx, ctx, ws.id, { path: to, tree }, undefined, s.now);
+    // of other locks (one tree lock over both lets a single token cover the move).
+    await checkUnlocked(tx, ws.id, { path: to, tree }, options.lockToken, s.now);
     return apply(tx, s, transfers, 'move');
   });
 }

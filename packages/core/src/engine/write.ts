@@ -39,7 +39,43 @@ function notADirectoryTarget(path: string): SatchelError {
   return new SatchelError('CONFLICT', `${path} is a directory`, { path, reason: 'type_mismatch' });
 }
 
-/** Commits stored content as the new head of `path`, re-checking preconditions in the transaction. */
+/**
+ * The head of `path`, marked `unchanged`, when a write pinned by `ifMatch` to an older version
+ * finds its content already there, written by the caller's own principal: the retry of a write
+ * whose answer was lost, which must not look like a conflict. Another principal's identical
+ * write stays a conflict, so compare-and-set between agents keeps its meaning; workers sharing a
+ * key that must count their own writes treat `unchanged` as a conflict. Decided before the caller
+ * claims a seq, in its transaction, so nothing is claimed or written; the write's lock check
+ * still applies. Null otherwise. Only whole-file writes qualify: an append or an edit pinned by
+ * its own retry loop names a base, not a result.
+ */
+async function unchangedHead(
+  tx: MetadataTx,
+  ctx: EngineContext,
+  workspace: string,
+  path: string,
+  stored: StoredContent,
+  options: WriteOptions,
+): Promise<FileInfo | null> {
+  const ws = await requireWorkspace(tx, workspace);
+  const head = await tx.getEntry(ws.id, path);
+  if (
+    head?.type !== 'file' ||
+    head.seq === options.ifMatch ||
+    head.hash !== stored.hash ||
+    head.author !== ctx.actor.name
+  ) {
+    return null;
+  }
+  await checkWriteLocks(tx, ctx, ws.id, { path, tree: false }, options.lockToken, ctx.clock());
+  return { ...entryInfo(head), unchanged: true };
+}
+
+/**
+ * Commits stored content as the new head of `path`, re-checking preconditions in the transaction.
+ * A whole-file write pinned by `ifMatch` whose content is already the head's answers with the
+ * head, `unchanged: true` (`unchangedHead`).
+ */
 export async function commitContent(
   tx: MetadataTx,
   ctx: EngineContext,
@@ -49,6 +85,10 @@ export async function commitContent(
   op: 'write' | 'append' | 'edit',
   options: WriteOptions,
 ): Promise<FileInfo> {
+  if (op === 'write' && options.ifMatch !== undefined) {
+    const same = await unchangedHead(tx, ctx, workspace, path, stored, options);
+    if (same) return same;
+  }
   // The hot path of every write: one statement claims the seq, one reads the file and its parent.
   const ws = await tx.claimSeq(workspace);
   if (!ws) throw workspaceNotFound(workspace);
@@ -71,17 +111,27 @@ export async function commitContent(
   );
 }
 
-/** Fails fast, before any content is stored, when the write cannot succeed. */
+/**
+ * Fails fast, before any content is stored, when the write cannot succeed. For a whole-file write
+ * an `ifMatch` that misses an existing file is left to the commit when the content may be the
+ * head's already (`unchangedHead`): `hash` is the content's SHA-256 when known beforehand, null
+ * when only storing it will tell; undefined keeps the check strict.
+ */
 export async function precheck(
   ctx: EngineContext,
   workspace: string,
   path: string,
   options: WriteOptions,
+  hash?: string | null,
 ): Promise<{ ws: WorkspaceRecord; head: EntryRecord | undefined }> {
   const ws = await requireWorkspace(ctx.store, workspace);
   const head = await ctx.store.getEntry(ws.id, path);
   if (head?.type === 'directory') throw notADirectoryTarget(path);
-  checkPreconditions(path, head, options);
+  const mayBeUnchanged =
+    head?.type === 'file' &&
+    options.ifMatch !== undefined &&
+    (hash === null || (hash !== undefined && hash === head.hash));
+  checkPreconditions(path, head, mayBeUnchanged ? { ...options, ifMatch: undefined } : options);
   return { ws, head };
 }
 
@@ -99,7 +149,7 @@ export async function writeFile(
   // A stream may be large: fail before storing it if the write cannot succeed. Content already
   // in memory costs nothing to store first; the transaction checks again either way.
   const inMemory = typeof content === 'string' || content instanceof Uint8Array;
-  if (!inMemory) await precheck(ctx, workspace, path, options);
+  if (!inMemory) await precheck(ctx, workspace, path, options, op === 'write' ? null : undefined);
   const attempt = async () => {
     const stored = await ingest(content, ctx.limits, ctx.blobs);
     return ctx.commit((tx) => commitContent(tx, ctx, workspace, path, stored, op, options));

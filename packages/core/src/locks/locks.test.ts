@@ -206,15 +206,19 @@ describe('fencing tokens', () => {
 });
 
 describe('checkWriteLocks', () => {
-  it("refuses a write under another holder's exclusive lock, not the holder's own", async () => {
+  it('refuses a write under an exclusive lock to everyone without its token, the holder too', async () => {
     const { alice, bob, lock, check } = await setup();
     const held = await lock(alice, { path: '/f' });
     const error = await refusal(check(bob, '/f', false));
     expect(error.code).toBe('LOCKED');
     expect(error.data).toMatchObject({ reason: 'held', holder: 'alice', path: '/f' });
     expect(error.data.expiresAt).toBe(held.expiresAt);
-    await check(alice, '/f', false);
+    // Another worker sharing alice's key, without the token: refused as well.
+    const own = await refusal(check(alice, '/f', false));
+    expect(own.data).toMatchObject({ reason: 'held', holder: 'alice', lockId: held.id });
+    await check(alice, '/f', false, held.token);
     await check(bob, '/g', false);
+    await check(alice, '/g', false);
   });
 
   it('ignores shared locks of others', async () => {

@@ -316,9 +316,8 @@ async function staleToken(
  * Called inside a mutation's transaction, before it writes. With `lockToken`, the token must be
  * a live lock of this workspace held by the caller that covers `target.path`; otherwise LOCKED
  * `{ reason: 'stale_token', path, token, cause, supersededBy? }` saying why (checked first, so a
- * holder paused past its lease always learns that its token is stale). Then LOCKED
- * `{ reason: 'held', path, holder, expiresAt, lockId }` if another principal holds a live
- * exclusive lock overlapping the target (with `tree`, anything at or beneath `target.path`).
+ * holder paused past its lease always learns that its token is stale). Then the target must be
+ * free of every other exclusive lock (`checkUnlocked`).
  */
 export async function checkWriteLocks(
   tx: MetadataTx,
@@ -328,9 +327,8 @@ export async function checkWriteLocks(
   lockToken: number | undefined,
   now: number,
 ): Promise<void> {
-  const me = ctx.actor.name;
   if (lockToken !== undefined) {
-    const stale = await staleToken(tx, me, workspaceId, lockToken, target.path, now);
+    const stale = await staleToken(tx, ctx.actor.name, workspaceId, lockToken, target.path, now);
     if (stale) {
       const { why, ...rest } = stale;
       throw new SatchelError(
@@ -345,10 +343,27 @@ export async function checkWriteLocks(
       );
     }
   }
+  await checkUnlocked(tx, workspaceId, target, lockToken, now);
+}
+
+/**
+ * LOCKED `{ reason: 'held', path, holder, expiresAt, lockId }` if a live exclusive lock other than
+ * the one whose token is `presented` overlaps the target (with `tree`, anything at or beneath
+ * `target.path`). Whoever holds it: a lock excludes every writer that does not present its token,
+ * the holder's own other workers (which share its key) included; an owner breaks a lock
+ * explicitly instead. `presented` must already be known to be the caller's live lock.
+ */
+export async function checkUnlocked(
+  tx: MetadataTx,
+  workspaceId: string,
+  target: { path: string; tree: boolean },
+  presented: number | undefined,
+  now: number,
+): Promise<void> {
   // Most workspaces hold no lock most of the time: one cheap statement says so.
   if (!(await tx.locks.anyLive(workspaceId, now))) return;
   const reach: LockTarget = { path: target.path, scope: target.tree ? 'tree' : 'file' };
   const live = await tx.locks.live(workspaceId, now, reach);
-  const blockers = live.filter((lock) => lock.mode === 'exclusive' && lock.holder !== me);
+  const blockers = live.filter((lock) => lock.mode === 'exclusive' && lock.token !== presented);
   if (blockers.length > 0) throw heldError(target.path, blockers);
 }
