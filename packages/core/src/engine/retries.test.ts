@@ -9,7 +9,10 @@ import { openTemp } from '../test-support/temp.js';
 async function retried() {
   const { satchel } = await openTemp();
   const first = await satchel.writeFile('ws', '/report.md', 'draft');
-  const second = await satchel.writeFile('ws', '/report.md', 'final', { ifMatch: first.seq });
+  const second = await satchel.writeFile('ws', '/report.md', 'final', {
+    ifMatch: first.seq,
+    session: 'run-1',
+  });
   return { satchel, first, second };
 }
 
@@ -19,7 +22,7 @@ describe('a retried conditional write', () => {
     // The answer to `second` was lost: the agent sends the same write again.
     const again = await satchel.writeFile('ws', '/report.md', 'final', {
       ifMatch: first.seq,
-      session: 'retry',
+      session: 'run-1',
     });
     expect(again).toMatchObject({ seq: second.seq, hash: second.hash, unchanged: true });
     expect(second.unchanged).toBeUndefined();
@@ -32,8 +35,24 @@ describe('a retried conditional write', () => {
     expect(next.seq).toBe(second.seq + 1);
     // Audited as a successful write that names the head it found.
     const audit = await satchel.listAudit({ workspace: 'ws', limit: 1000 });
-    const entry = audit.items.find((e) => e.session === 'retry');
-    expect(entry).toMatchObject({ action: 'writeFile', outcome: 'ok', seq: second.seq });
+    const writes = audit.items.filter((e) => e.session === 'run-1');
+    expect(writes.map((e) => [e.action, e.outcome, e.seq])).toEqual([
+      ['writeFile', 'ok', second.seq],
+      ['writeFile', 'ok', second.seq],
+    ]);
+  });
+
+  it('stays a conflict from another session, or when the head was not written on that base', async () => {
+    const { satchel, first, second } = await retried();
+    // The same key in another session: a worker that lost the race, not a retry.
+    await expect(
+      satchel.writeFile('ws', '/report.md', 'final', { ifMatch: first.seq, session: 'run-2' }),
+    ).rejects.toMatchObject({ code: 'PRECONDITION_FAILED', data: { actual: second.seq } });
+    // `second` was written on `first`: a write pinned to an even older base is no retry of it.
+    const third = await satchel.writeFile('ws', '/report.md', 'final', { session: 'run-1' });
+    await expect(
+      satchel.writeFile('ws', '/report.md', 'final', { ifMatch: first.seq, session: 'run-1' }),
+    ).rejects.toMatchObject({ code: 'PRECONDITION_FAILED', data: { actual: third.seq } });
   });
 
   it('still refuses a stale write whose content differs, or whose file is gone', async () => {

@@ -40,14 +40,15 @@ function notADirectoryTarget(path: string): SatchelError {
 }
 
 /**
- * The head of `path`, marked `unchanged`, when a write pinned by `ifMatch` to an older version
- * finds its content already there, written by the caller's own principal: the retry of a write
- * whose answer was lost, which must not look like a conflict. Another principal's identical
- * write stays a conflict, so compare-and-set between agents keeps its meaning; workers sharing a
- * key that must count their own writes treat `unchanged` as a conflict. Decided before the caller
- * claims a seq, in its transaction, so nothing is claimed or written; the write's lock check
- * still applies. Null otherwise. Only whole-file writes qualify: an append or an edit pinned by
- * its own retry loop names a base, not a result.
+ * The head of `path`, marked `unchanged`, when a write pinned by `ifMatch` finds exactly what its
+ * own earlier attempt would have left: the head holds its content, was written on top of the
+ * version `ifMatch` names, by the caller's principal, in the caller's session when it names one.
+ * That is the retry of a write whose answer was lost, which must not look like a conflict.
+ * Anything else stays a conflict, so compare-and-set between agents keeps its meaning; workers
+ * sharing a key and a session that must count their own writes treat `unchanged` as a conflict.
+ * Decided before the caller claims a seq, in its transaction, so nothing is claimed or written;
+ * the write's lock check still applies. Null otherwise. Only whole-file writes qualify: an
+ * append or an edit pinned by its own retry loop names a base, not a result.
  */
 async function unchangedHead(
   tx: MetadataTx,
@@ -63,10 +64,13 @@ async function unchangedHead(
     head?.type !== 'file' ||
     head.seq === options.ifMatch ||
     head.hash !== stored.hash ||
-    head.author !== ctx.actor.name
+    head.author !== ctx.actor.name ||
+    (options.session !== undefined && head.session !== options.session)
   ) {
     return null;
   }
+  const [base] = await tx.listVersions(ws.id, path, head.seq, 1);
+  if (base?.seq !== options.ifMatch) return null;
   await checkWriteLocks(tx, ctx, ws.id, { path, tree: false }, options.lockToken, ctx.clock());
   return { ...entryInfo(head), unchanged: true };
 }
