@@ -7,6 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ContentBlock, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import {
   type CallOptions,
+  normalizeFilePath,
   normalizePath,
   OPERATIONS,
   type OperationName,
@@ -242,6 +243,12 @@ export function checkPath(input: string): string {
     );
   }
   return normalizePath(input);
+}
+
+/** A path that names a file to create or replace: checkPath, and no trailing "/" (core's rule). */
+export function checkFilePath(input: string): string {
+  checkPath(input);
+  return normalizeFilePath(input);
 }
 
 export interface ToolContextOptions {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import {
   type AnyTool,
   argOf,
+  checkFilePath,
   checkPath,
   defineTool,
   IfMatchArg,
@@ -49,7 +50,7 @@ const writeFile = defineTool({
   output: resultOf('writeFile').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
-    const path = checkPath(args.path);
+    const path = checkFilePath(args.path);
     const info = await ctx.satchel.writeFile(ws, path, decodeContent(args.content, args.encoding), {
       ...ctx.call(),
       ifMatch: args.ifMatch,
@@ -80,7 +81,7 @@ const appendFile = defineTool({
   output: resultOf('appendFile').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
-    const path = checkPath(args.path);
+    const path = checkFilePath(args.path);
     const info = await ctx.satchel.appendFile(
       ws,
       path,

@@ -5,6 +5,7 @@
  */
 import {
   type AnyTool,
+  checkFilePath,
   checkPath,
   defineTool,
   optionsOf,
@@ -37,7 +38,7 @@ const createUploadUrl = defineTool({
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const { workspace: _ws, path, ...options } = args;
-    const signed = await ctx.satchel.createUploadUrl(ws, checkPath(path), options);
+    const signed = await ctx.satchel.createUploadUrl(ws, checkFilePath(path), options);
     return {
       structured: signed,
       text: `curl -T LOCAL_FILE '${signed.url}'\n(expires ${signed.expiresAt}; single use)`,
