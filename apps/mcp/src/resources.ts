@@ -24,7 +24,7 @@ const PAGE = 100;
 
 /** A failed resource request as the JSON-RPC error it must be (resources have no isError). */
 function resourceError(error: unknown): McpError {
-  const { code, message, hint } = describeError(error);
+  const { code, message, hint } = describeError(error, 'resources/read');
   const rpc =
     code === 'NOT_FOUND'
       ? -32002

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Satchel } from '@satchel/core';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
@@ -72,9 +73,11 @@ function instructions(workspace: string | undefined, readOnly: boolean): string 
   return [
     'Satchel: persistent, versioned, shared file workspaces. Every write creates a version (list_versions, restore_version); nothing is lost.',
     workspace === undefined
-      ? 'Pass workspace to each tool, unless your key sees a single workspace (list_workspaces).'
+      ? 'Pass workspace (a name from list_workspaces) to each tool, unless your key sees a single workspace.'
       : `Default workspace: ${workspace} (pass workspace to use another).`,
     'Paths are absolute inside the workspace, like /notes/plan.md. Reads, listings and searches are bounded: follow nextOffset / nextCursor for more.',
+    'A version is the seq of the write that made it: reads return it, ifMatch takes it, list_versions lists them.',
+    'Errors start with a code (NOT_FOUND, PRECONDITION_FAILED, LOCKED…) and end with "Next step:", which names the tool to call.',
     'Working with others: read a file, then write with ifMatch set to the version you read; on PRECONDITION_FAILED re-read and retry. Hold lock_file for multi-step changes.',
     readOnly ? 'This connection is read-only: tools that change files are not available.' : '',
   ]
@@ -103,9 +106,11 @@ export async function createMcpServer(
     workspace: options.workspace,
     session: options.session ?? (() => clientSession(server, connection)),
   });
-  for (const tool of ALL_TOOLS) {
-    if (!readOnly || !tool.writes) tool.register(server, ctx);
-  }
+  for (const tool of ALL_TOOLS) tool.register(server, ctx, readOnly);
+  // tools/list in our compact form (tool.ts, listingOf), computed once. A read-only connection
+  // does not list the tools that write; calling one anyway gets FORBIDDEN saying why.
+  const listed = ALL_TOOLS.filter((tool) => !readOnly || !tool.writes).map((tool) => tool.listing);
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
   registerPrompts(server);
   const subscriptions = registerResources(server, ctx, options.subscriptionWaitSeconds ?? 10);
   const previous = server.server.onclose;

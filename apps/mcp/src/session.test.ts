@@ -154,7 +154,7 @@ describe('an agent session', () => {
     expect(conflict.isError).toBe(true);
     expect(errorOf(conflict)).toMatchObject({ code: 'PRECONDITION_FAILED' });
     expect(textOf(conflict)).toContain(
-      `file changed since version ${first.seq}; re-read it and retry with ifMatch ${second.seq}`,
+      `the file changed since version ${first.seq} (it is now version ${second.seq}): re-read it with read_text_file and retry with ifMatch ${second.seq}`,
     );
     expect((await engine.readText('ws', '/c.md')).text).toBe('someone else');
     await ok(client, 'write_file', { path: '/c.md', content: 'b', ifMatch: second.seq });

@@ -4,18 +4,20 @@
  * a definition into an SDK tool, mapping every failure to an `isError` result (errors.ts).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ContentBlock, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ContentBlock, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import {
   type CallOptions,
+  normalizeFilePath,
   normalizePath,
   OPERATIONS,
   type OperationName,
   type Operations,
+  parseOptions,
   type Satchel,
   SatchelError,
 } from '@satchel/core';
 import { z } from 'zod';
-import { toolError } from './errors.js';
+import { explainNotFound, toolError } from './errors.js';
 
 /** Bounds of every response (see docs/mcp.md, Limits). */
 export interface McpLimits {
@@ -129,9 +131,64 @@ export interface ToolDefinition<I extends Shape, O extends Shape> {
 /** A definition with its types erased, for lists of tools. */
 export interface AnyTool {
   readonly name: string;
-  /** Changes something: such tools are not registered at all for a read-only key. */
+  /** Changes something: such tools are not listed at all for a read-only connection. */
   readonly writes: boolean;
-  register(server: McpServer, ctx: ToolContext): void;
+  /** The tool as tools/list shows it (see `listingOf`). */
+  readonly listing: Tool;
+  /** Registers the handler; on a read-only connection a tool that writes only refuses. */
+  register(server: McpServer, ctx: ToolContext, readOnly: boolean): void;
+}
+
+// What every argument object accepts as far as the SDK is concerned: the tool parses it itself,
+// strictly, so an unknown or malformed argument is INVALID_INPUT naming it (not the SDK's
+// "Input validation error", not silently dropped).
+const ANY_ARGS = z.object({}).loose();
+
+/**
+ * The tool as tools/list shows it, kept small because every conversation pays for it (docs/mcp.md,
+ * Token budget): no title (clients show the name), the input schema without `$schema` and
+ * without bounds a model never needs (±2^53 on every integer, string lengths); no output schema
+ * (the shapes are in docs/mcp.md, and each result's text says what a model needs). The server
+ * still checks every result against its output schema, and every argument against the input's.
+ */
+function listingOf(
+  def: ToolDefinition<Shape, Shape>,
+  input: z.ZodType,
+  annotations: Annotations,
+): Tool {
+  const schema = z.toJSONSchema(input, {
+    target: 'draft-7',
+    io: 'input',
+    override: ({ jsonSchema }) => {
+      // Bounds a model never comes near; the tool still enforces every one of them.
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER || jsonSchema.minimum === 0) {
+        delete jsonSchema.minimum;
+      }
+      if (jsonSchema.exclusiveMinimum === 0) delete jsonSchema.exclusiveMinimum;
+      for (const key of ['minLength', 'maxLength', 'minItems', 'maxItems', 'pattern'] as const) {
+        delete jsonSchema[key];
+      }
+      if (jsonSchema.minimum === 1 && jsonSchema.maximum !== undefined) delete jsonSchema.minimum;
+    },
+  });
+  // Unknown arguments are refused all the same, naming the argument (parseOptions).
+  delete schema.$schema;
+  delete schema.additionalProperties;
+  return {
+    name: def.name,
+    description: def.description,
+    inputSchema: schema as Tool['inputSchema'],
+    annotations,
+  };
+}
+
+function readOnlyRefusal(tool: string): SatchelError {
+  return new SatchelError(
+    'FORBIDDEN',
+    `${tool} changes files, and this connection is read-only (a read-only key, a viewer role, or a server started with --read-only)`,
+    { reason: 'read_only', tool },
+  );
 }
 
 const WrittenWorkspace = z.string().optional().describe('the workspace written');
@@ -160,27 +217,30 @@ export function defineTool<I extends Shape, O extends Shape>(def: ToolDefinition
     def.output === undefined || !writes || 'workspace' in def.output
       ? def.output
       : { ...def.output, workspace: WrittenWorkspace };
+  const input = z.object(def.input).strict();
   return {
     name: def.name,
     writes,
-    register(server, ctx) {
+    listing: listingOf(def as unknown as ToolDefinition<Shape, Shape>, input, annotations),
+    register(server, ctx, readOnly) {
       server.registerTool(
         def.name,
         {
           title: def.title,
           description: def.description,
-          inputSchema: z.object(def.input),
+          inputSchema: ANY_ARGS,
           ...(output === undefined ? {} : { outputSchema: z.object(output) }),
           annotations,
         },
-        async (args: unknown) => {
+        async (raw: Record<string, unknown>) => {
           try {
+            if (readOnly && writes) throw readOnlyRefusal(def.name);
+            const args = parseOptions(input, raw) as Args<I>;
             const call = ctx.forCall();
-            // The SDK validated `args` against `def.input` before calling.
-            const out = await def.run(args as Args<I>, call);
+            const out = await def.run(args, call);
             return callResult(out, writes ? call.resolvedWorkspace : undefined);
           } catch (error) {
-            return toolError(error);
+            return toolError(await explainNotFound(error, ctx, raw.workspace), def.name);
           }
         },
       );
@@ -205,6 +265,12 @@ export function checkPath(input: string): string {
     );
   }
   return normalizePath(input);
+}
+
+/** A path that names a file to create or replace: checkPath, and no trailing "/" (core's rule). */
+export function checkFilePath(input: string): string {
+  checkPath(input);
+  return normalizeFilePath(input);
 }
 
 export interface ToolContextOptions {
@@ -276,12 +342,21 @@ export class ToolContext {
   }
 }
 
-/** The optional `workspace` argument of every workspace-scoped tool. */
-export const WorkspaceArg = z
-  .string()
-  .optional()
-  .describe('workspace name; default: the server default, or the only workspace your key sees');
+/**
+ * The optional `workspace` argument of every workspace-scoped tool. Undescribed: the server's
+ * instructions say once what it defaults to, instead of 30 descriptions saying it again.
+ */
+export const WorkspaceArg = z.string().optional();
 
-export const PathArg = z
-  .string()
-  .describe('path inside the workspace, POSIX and absolute, e.g. /reports/q3.md');
+/** A path argument; the instructions say once that paths are absolute inside the workspace. */
+export const PathArg = z.string();
+
+/** The lockToken argument of every tool that writes (core's, described for an agent). */
+export const LockTokenArg = optionsOf('writeFile').shape.lockToken.describe(
+  'from lock_file',
+);
+
+/** The ifMatch argument of every tool that replaces or removes. */
+export const IfMatchArg = optionsOf('writeFile').shape.ifMatch.describe(
+  'the seq you read',
+);

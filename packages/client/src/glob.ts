@@ -3,9 +3,34 @@
  * (picomatch, dotfiles included), and gitignore-like exclusion lists for frontends that filter.
  */
 import picomatch from 'picomatch';
+import { SatchelError } from './errors.js';
 
-/** A matcher of paths relative to a directory ("a/b.md", no leading slash) against `pattern`. */
+/** The index of a "[" that no "]" closes (escaped characters skipped), or -1. */
+function unclosedBracket(pattern: string): number {
+  let open = -1;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') i++;
+    else if (c === '[' && open === -1) open = i;
+    else if (c === ']') open = -1;
+  }
+  return open;
+}
+
+/**
+ * A matcher of paths relative to a directory ("a/b.md", no leading slash) against `pattern`.
+ * INVALID_INPUT for a "[" that nothing closes: picomatch would take it literally and match
+ * nothing, which reads as "no such files" rather than as a typo.
+ */
 export function globMatcher(pattern: string): (relativePath: string) => boolean {
+  const at = unclosedBracket(pattern);
+  if (at !== -1) {
+    throw new SatchelError(
+      'INVALID_INPUT',
+      `invalid glob ${JSON.stringify(pattern)}: the "[" at position ${at + 1} is never closed (write \\[ for a literal bracket)`,
+      { field: 'glob', reason: 'invalid_glob' },
+    );
+  }
   return picomatch(pattern.replace(/^\/+/, ''), { dot: true });
 }
 

@@ -33,6 +33,7 @@ export {
   MAX_PATH_BYTES,
   MAX_SEGMENT_BYTES,
   normalizeEntryPath,
+  normalizeFilePath,
   normalizePath,
   parentOf,
   validateWorkspaceName,

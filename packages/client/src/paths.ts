@@ -17,11 +17,25 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const BIDI_CONTROL = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+// A path in an error is shown up to this many characters: a 5,000-character path echoed whole
+// buries the reason, and a caller who sent it has it anyway.
+const SHOWN_PATH_CHARS = 120;
+
+function shown(input: string): string {
+  return input.length <= SHOWN_PATH_CHARS
+    ? input
+    : `${input.slice(0, SHOWN_PATH_CHARS)}… (${input.length} characters)`;
+}
+
 function invalid(input: string, reason: string): SatchelError {
-  return new SatchelError('INVALID_PATH', `invalid path ${JSON.stringify(input)}: ${reason}`, {
-    path: input,
-    reason,
-  });
+  return new SatchelError(
+    'INVALID_PATH',
+    `invalid path ${JSON.stringify(shown(input))}: ${reason}`,
+    {
+      path: shown(input),
+      reason,
+    },
+  );
 }
 
 /**
@@ -70,6 +84,18 @@ export function normalizePath(input: unknown): string {
 export function normalizeEntryPath(input: unknown): string {
   const path = normalizePath(input);
   if (path === '/') throw invalid(String(input), 'the workspace root cannot be used here');
+  return path;
+}
+
+/**
+ * Like normalizeEntryPath, for a path that names a file to create or replace: a trailing "/"
+ * names a directory, so it is refused rather than silently creating a file of that name.
+ */
+export function normalizeFilePath(input: unknown): string {
+  const path = normalizeEntryPath(input);
+  if (typeof input === 'string' && input.length > 1 && input.endsWith('/')) {
+    throw invalid(input, 'a file path cannot end with "/" (that names a directory)');
+  }
   return path;
 }
 

@@ -19,6 +19,26 @@ export function checkTextOptions(options: ReadTextOptions): void {
   if (options.head !== undefined && options.limit !== undefined) {
     throw new SatchelError('INVALID_INPUT', 'use head or limit, not both', { field: 'head' });
   }
+  if (options.column !== undefined && options.tail !== undefined) {
+    throw new SatchelError('INVALID_INPUT', 'column continues a line from offset, not a tail', {
+      field: 'column',
+    });
+  }
+}
+
+/**
+ * The longest start of `line` within `maxBytes` bytes, cut between characters, and never empty
+ * for a non-empty line (a reader that follows nextColumn always moves on).
+ */
+function cutLine(line: string, maxBytes: number): string {
+  const bytes = Buffer.from(line);
+  if (bytes.byteLength <= maxBytes) return line;
+  let end = maxBytes;
+  // Back off to the first byte of a UTF-8 sequence: 10xxxxxx bytes continue one.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  if (end > 0) return bytes.subarray(0, end).toString('utf8');
+  const first = line.codePointAt(0) ?? 0;
+  return String.fromCodePoint(first);
 }
 
 /**
@@ -45,27 +65,54 @@ export async function sliceText(
         if (ring.length > options.tail) ring.splice(0, ring.length - options.tail);
       }
       const { text, kept } = capText(ring, maxBytes);
-      const lineStart = total - ring.length + 1;
+      const last = ring[ring.length - 1];
+      if (kept === 0 && last !== undefined) {
+        // Not even the last line fits: its start, and where to read on.
+        const part = cutLine(last, maxBytes);
+        return {
+          info,
+          text: part,
+          lineStart: total,
+          lineEnd: total,
+          totalLines: total,
+          truncated: true,
+          nextColumn: part.length,
+        };
+      }
       return {
         info,
         text,
-        lineStart,
-        lineEnd: lineStart + kept - 1,
+        lineStart: total - kept + 1,
+        lineEnd: total,
         totalLines: total,
         truncated: kept < ring.length,
+        nextColumn: null,
       };
     }
+    const column = options.column ?? 0;
     const selected: string[] = [];
     let bytes = 0;
     let index = 0;
     let truncated = false;
+    let nextColumn: number | null = null;
     scan: for await (const batch of batches) {
-      for (const line of batch) {
+      for (const whole of batch) {
         index++;
         if (index < first) continue;
+        const line = index === first && column > 0 ? whole.slice(column) : whole;
         const size = Buffer.byteLength(line);
-        if (selected.length === count || bytes + size > maxBytes) {
+        if (selected.length === count) {
           truncated = true;
+          break scan;
+        }
+        if (bytes + size > maxBytes) {
+          truncated = true;
+          // A line longer than the whole budget is returned in parts, never skipped.
+          if (selected.length === 0 && line.length > 0) {
+            const part = cutLine(line, maxBytes);
+            selected.push(part);
+            nextColumn = (index === first ? column : 0) + part.length;
+          }
           break scan;
         }
         selected.push(line);
@@ -79,6 +126,7 @@ export async function sliceText(
       lineEnd: first + selected.length - 1,
       totalLines: truncated ? null : index,
       truncated,
+      nextColumn,
     };
   } finally {
     if (!Array.isArray(body)) (body as Readable).destroy();
@@ -133,6 +181,7 @@ async function* splitLines(
   const binary = () =>
     new SatchelError('INVALID_INPUT', `${path} is a binary file; read it as bytes instead`, {
       path,
+      reason: 'binary',
     });
   // A NUL byte in the first 8 KiB marks binary content even when it decodes as UTF-8.
   async function* sniffed(): AsyncGenerator<Uint8Array> {

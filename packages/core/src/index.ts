@@ -28,12 +28,14 @@ export type {
   FileStream,
   Satchel,
 } from '@satchel/client/operations/satchel.js';
+export { parseOptions } from '@satchel/client/options.js';
 export {
   baseName,
   isWithin,
   MAX_PATH_BYTES,
   MAX_SEGMENT_BYTES,
   normalizeEntryPath,
+  normalizeFilePath,
   normalizePath,
   parentOf,
   validateWorkspaceName,

@@ -5,6 +5,8 @@ import {
   argOf,
   checkPath,
   defineTool,
+  IfMatchArg,
+  LockTokenArg,
   optionsOf,
   PathArg,
   resultOf,
@@ -17,10 +19,14 @@ const listVersions = defineTool({
   name: 'list_versions',
   title: 'List versions',
   description:
-    'The versions of a file, newest first (a page of up to 100 by default, with nextCursor): who wrote each, when, its size and hash, and deletions. ' +
-    'Follows the file back across moves. Read an old version with read_text_file version=N, compare with diff_versions, bring one back with restore_version.',
+    'Versions of a file, newest first (seq, author, time, size, deletions), also across moves. Paged.',
   operation: 'listVersions',
-  input: { workspace: WorkspaceArg, path: PathArg, ...optionsOf('listVersions').shape },
+  input: {
+    workspace: WorkspaceArg,
+    path: PathArg,
+    cursor: optionsOf('listVersions').shape.cursor,
+    limit: optionsOf('listVersions').shape.limit.describe('default 100'),
+  },
   output: { path: z.string(), versions: VersionPage.items, nextCursor: VersionPage.nextCursor },
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
@@ -31,7 +37,7 @@ const listVersions = defineTool({
     });
     const lines = page.items.map(
       (v) =>
-        `version ${v.seq}: ${v.deleted ? 'deleted' : `${v.op}, ${v.size} bytes`} by ${v.author} at ${v.time}${v.path === path ? '' : ` (as ${v.path})`}`,
+        `seq ${v.seq}: ${v.deleted ? 'deleted' : `${v.op}, ${v.size} bytes`} by ${v.author} at ${v.time}${v.path === path ? '' : ` (as ${v.path})`}`,
     );
     if (page.nextCursor !== null) lines.push(`[older versions: cursor=${page.nextCursor}]`);
     return {
@@ -47,14 +53,13 @@ const diffVersions = defineTool({
   name: 'diff_versions',
   title: 'Diff versions',
   description:
-    'Unified diff between two versions of a file: from (default: the version before to) and to (default: the newest). ' +
-    "The diff is cut at the server's read limit (truncated: true).",
+    'Unified diff between two versions of a file (default: the head and the one before).',
   operation: 'diff',
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    from: diff.from.describe('older version (default: the one before `to`)'),
-    to: diff.to.describe('newer version (default: the head)'),
+    from: diff.from.describe('older seq'),
+    to: diff.to.describe('newer seq'),
   },
   output: { ...resultOf('diff').shape, truncated: z.boolean() },
   async run(args, ctx) {
@@ -82,21 +87,19 @@ const diffVersions = defineTool({
   },
 });
 
-const restore = optionsOf('restore').shape;
-
 const restoreVersion = defineTool({
   name: 'restore_version',
   title: 'Restore version',
   description:
-    'Make an old version (from list_versions) the current content again, as a new version: nothing is lost, the versions in between stay in the history. Also undeletes a deleted file.',
+    'Make an old version current again, as a new version (nothing is lost); also undeletes.',
   operation: 'restore',
   hints: { destructive: true, idempotent: true },
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    version: argOf('restore', 'seq').describe('the version (seq) to bring back'),
-    ifMatch: restore.ifMatch.describe('restore only if the current version is this one'),
-    lockToken: restore.lockToken,
+    version: argOf('restore', 'seq').describe('seq to bring back'),
+    ifMatch: IfMatchArg,
+    lockToken: LockTokenArg,
   },
   output: resultOf('restore').shape,
   async run(args, ctx) {
@@ -120,17 +123,15 @@ const getChanges = defineTool({
   name: 'get_changes',
   title: 'Get changes',
   description:
-    'What changed in the workspace after a point (since: a version/seq; default 0, from the start), oldest first, at most limit events (default 100). ' +
-    "Pass the returned cursor as since to continue. waitSeconds (up to 60) waits for the next change when there is none yet: the way to notice other agents' work. " +
-    'To be told about one file, subscribe to its resource instead.',
+    'Changes after since (a seq), oldest first; pass the returned cursor as since to go on. waitSeconds (≤ 60) waits for the next.',
   operation: 'listChanges',
   input: {
     workspace: WorkspaceArg,
     // The engine's `after`, named as the cursor it continues from.
-    since: changes.after.describe('return changes after this seq (default 0)'),
-    path: changes.path,
-    waitSeconds: changes.waitSeconds,
-    limit: changes.limit,
+    since: changes.after.describe('default 0'),
+    path: changes.path.describe('only at or beneath'),
+    waitSeconds: changes.waitSeconds.describe('long poll'),
+    limit: changes.limit.describe('default 100'),
   },
   output: {
     events: ChangesPage.events,

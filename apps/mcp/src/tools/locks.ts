@@ -13,10 +13,7 @@ import {
   WorkspaceArg,
 } from '../tool.js';
 
-const LockIdArg = argOf('renewLock', 'id')
-  .min(1)
-  .max(200)
-  .describe('lockId from lock_file or list_locks');
+const LockIdArg = argOf('renewLock', 'id').min(1).max(200);
 
 // The lock as lock_file and renew_lock return it: its id is called lockId, as in the arguments.
 const LockOutput = {
@@ -47,20 +44,16 @@ const lockFile = defineTool({
   name: 'lock_file',
   title: 'Lock file',
   description:
-    'Take a lease on a file (scope "file") or a whole directory (scope "tree") so other agents cannot change it meanwhile: exclusive (default) or shared. ' +
-    'Returns lockId and a fencing token: pass token as lockToken on your writes, renew_lock before expiresAt (ttlSeconds, default 60), unlock_file when done. ' +
-    "If someone else holds it you get LOCKED with the holder and expiry; waitSeconds waits for it (keep it below your client's request timeout, usually 60 s).",
+    'Lease a file (or scope "tree") so others cannot change it; exclusive (default) or shared. Pass token as lockToken, renew_lock before expiresAt, unlock_file when done.',
   operation: 'acquireLock',
   hints: { destructive: false, idempotent: false },
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    ...optionsOf('acquireLock').pick({
-      mode: true,
-      scope: true,
-      ttlSeconds: true,
-      waitSeconds: true,
-    }).shape,
+    mode: optionsOf('acquireLock').shape.mode.describe('default exclusive'),
+    scope: optionsOf('acquireLock').shape.scope.describe('default file'),
+    ttlSeconds: optionsOf('acquireLock').shape.ttlSeconds.describe('default 60'),
+    waitSeconds: optionsOf('acquireLock').shape.waitSeconds.describe('wait for a holder'),
   },
   output: LockOutput,
   async run(args, ctx) {
@@ -83,14 +76,13 @@ const lockFile = defineTool({
 const renewLock = defineTool({
   name: 'renew_lock',
   title: 'Renew lock',
-  description:
-    'Extend a lock you hold before it expires (ttlSeconds from now, default 60). The token stays the same.',
+  description: 'Extend a lock you hold (ttlSeconds from now); the token stays.',
   operation: 'renewLock',
   hints: { destructive: false, idempotent: true },
   input: {
     workspace: WorkspaceArg,
     lockId: LockIdArg,
-    ttlSeconds: optionsOf('renewLock').shape.ttlSeconds,
+    ttlSeconds: optionsOf('renewLock').shape.ttlSeconds.describe('default 60'),
   },
   output: LockOutput,
   async run(args, ctx) {
@@ -103,7 +95,7 @@ const renewLock = defineTool({
 const unlockFile = defineTool({
   name: 'unlock_file',
   title: 'Unlock file',
-  description: 'Release a lock you hold, so others can write; its token stops working at once.',
+  description: 'Release a lock you hold; its token stops working at once.',
   operation: 'releaseLock',
   hints: { destructive: false, idempotent: true },
   input: { workspace: WorkspaceArg, lockId: LockIdArg },
@@ -121,12 +113,11 @@ const unlockFile = defineTool({
 const listLocks = defineTool({
   name: 'list_locks',
   title: 'List locks',
-  description:
-    'Live locks of the workspace, or those covering a path: who holds them, mode, scope and until when. Use it to see why a write was LOCKED.',
+  description: 'Live locks (of the workspace, or covering path): holder, mode, scope, expiry.',
   operation: 'listLocks',
   input: {
     workspace: WorkspaceArg,
-    path: optionsOf('listLocks').shape.path.describe('only locks covering this path'),
+    path: optionsOf('listLocks').shape.path,
   },
   output: { locks: resultOf('listLocks') },
   async run(args, ctx) {

@@ -7,9 +7,7 @@ import { InvitationSchema, MemberSchema, RoleSchema } from '@satchel/core/schema
 import { z } from 'zod';
 import { type AnyTool, argOf, defineTool, WorkspaceArg } from '../tool.js';
 
-const InvitationIdArg = argOf('acceptInvitation', 'id').describe(
-  'invitation id from list_invitations',
-);
+const InvitationIdArg = argOf('acceptInvitation', 'id');
 
 function invitationLine(i: Invitation): string {
   return `${i.id}: ${i.workspace} as ${i.role}, from ${i.invitedBy}, until ${i.expiresAt}`;
@@ -18,7 +16,7 @@ function invitationLine(i: Invitation): string {
 const listMembers = defineTool({
   name: 'list_members',
   title: 'List members',
-  description: 'Members of the workspace with their roles (viewer, editor, owner).',
+  description: 'Members of the workspace and their roles.',
   operation: 'listMembers',
   input: { workspace: WorkspaceArg },
   output: { members: z.array(MemberSchema) },
@@ -35,15 +33,12 @@ const setMember = defineTool({
   name: 'set_member',
   title: 'Invite or set member',
   description:
-    'Owners: invite a principal to the workspace with a role, or change a member’s role. ' +
-    'An invitation (status "invited") becomes a membership only when the invitee accepts it ' +
-    '(accept_invitation, within 7 days); the answer is the same whether or not the name exists. ' +
-    'Admins add directly (status "member").',
+    "Owners: invite a principal with a role (they join by accept_invitation), or change a member's role.",
   operation: 'setMember',
   hints: { destructive: false, idempotent: true },
   input: {
     workspace: WorkspaceArg,
-    principal: argOf('setMember', 'principal').describe('principal name'),
+    principal: argOf('setMember', 'principal'),
     role: RoleSchema,
   },
   output: {
@@ -95,9 +90,7 @@ const removeMember = defineTool({
 const listInvitations = defineTool({
   name: 'list_invitations',
   title: 'List invitations',
-  description:
-    'Your pending invitations to join workspaces: accept_invitation or decline_invitation each by id. ' +
-    'You are not a member of a workspace until you accept.',
+  description: 'Your pending invitations to workspaces (who invited you, to what).',
   operation: 'listInvitations',
   input: {},
   output: { invitations: z.array(InvitationSchema) },
@@ -116,9 +109,7 @@ const listInvitations = defineTool({
 const acceptInvitation = defineTool({
   name: 'accept_invitation',
   title: 'Accept invitation',
-  description:
-    'Accept an invitation addressed to you and become a member of its workspace with its role. ' +
-    'Check who invited you and to which workspace first (list_invitations).',
+  description: 'Accept an invitation to you (see list_invitations) and join its workspace.',
   operation: 'acceptInvitation',
   hints: { destructive: false, idempotent: false },
   input: { id: InvitationIdArg },
@@ -132,7 +123,7 @@ const acceptInvitation = defineTool({
 const declineInvitation = defineTool({
   name: 'decline_invitation',
   title: 'Decline invitation',
-  description: 'Decline an invitation addressed to you; nothing else changes.',
+  description: 'Decline an invitation to you.',
   operation: 'declineInvitation',
   hints: { destructive: true, idempotent: false },
   input: { id: InvitationIdArg },

@@ -12,7 +12,7 @@ const offerTransfer = defineTool({
   name: 'offer_transfer',
   title: 'Offer ownership',
   description:
-    'Owners: offer the workspace to a person (to) or to whoever gets the one-time claim code; they become owner with accept_transfer.',
+    'Owners: offer the workspace to a person (to) or to whoever has the one-time claim code; accept_transfer makes them owner.',
   operation: 'offerTransfer',
   hints: { destructive: false, idempotent: false },
   input: {
@@ -63,7 +63,7 @@ const listAudit = defineTool({
   name: 'list_audit',
   title: 'List audit log',
   description:
-    "Owners: the workspace's audit log, oldest first (who, session, action, path, version, outcome); follow nextCursor.",
+    'Owners: the audit log, oldest first (who, session, action, path, seq, outcome); paged.',
   operation: 'listAudit',
   input: {
     workspace: WorkspaceArg,

@@ -11,84 +11,100 @@ import {
   optionsOf,
   PathArg,
   resultOf,
-  type ToolContext,
   WorkspaceArg,
 } from '../tool.js';
 import { fileUri } from '../uri.js';
 
-const VERSION = 'a past version (seq) instead of the head';
+const VERSION = 'a past seq';
 
-/** The line to continue from, or null when the slice reached the end. */
-function nextOffset(slice: TextSlice): number | null {
-  return slice.truncated ? slice.lineEnd + 1 : null;
+/** Where to read on: the line (and, inside a cut line, the column), or null at the end. */
+function continuation(slice: TextSlice): { nextOffset: number | null; nextColumn: number | null } {
+  if (slice.nextColumn !== null) return { nextOffset: slice.lineEnd, nextColumn: slice.nextColumn };
+  const more = slice.totalLines === null || slice.lineEnd < slice.totalLines;
+  return { nextOffset: slice.truncated && more ? slice.lineEnd + 1 : null, nextColumn: null };
 }
 
-/** One line for the model about what part of the file this is and how to get the rest. */
-function sliceNote(slice: TextSlice, maxBytes: number): string | null {
+/**
+ * One line for the model: the version to pass as ifMatch, which part of the file this is, and
+ * how to read on. Always given, so that a whole read carries its version too.
+ */
+function sliceNote(slice: TextSlice, offset: number | undefined): string {
+  const { path, seq } = slice.info;
+  const head = `[${path} seq ${seq} (pass ifMatch ${seq} to write it)`;
   const total = slice.totalLines === null ? '' : ` of ${slice.totalLines}`;
-  const where = `${slice.info.path} version ${slice.info.seq}, lines ${slice.lineStart}-${slice.lineEnd}${total}`;
-  if (slice.truncated) {
-    if (slice.lineEnd < slice.lineStart) {
-      return `[${where}: line ${slice.lineStart} alone is longer than the ${maxBytes}-byte read limit]`;
-    }
-    return `[${where}; more follows: continue with offset=${slice.lineEnd + 1}]`;
+  if (slice.lineEnd < slice.lineStart) {
+    return offset !== undefined && slice.totalLines !== null && offset > slice.totalLines
+      ? `${head}; offset ${offset} is past the end: the file has ${slice.totalLines} lines]`
+      : `${head}; empty]`;
   }
-  return slice.lineStart > 1 || slice.totalLines !== slice.lineEnd ? `[${where}]` : null;
+  const lines = `lines ${slice.lineStart}-${slice.lineEnd}${total}`;
+  const next = continuation(slice);
+  if (next.nextColumn !== null) {
+    return `${head}; ${lines}; line ${slice.lineEnd} is cut here: continue with offset=${next.nextOffset} column=${next.nextColumn} version=${seq}, or fetch the whole file with create_download_url]`;
+  }
+  if (next.nextOffset !== null) {
+    return `${head}; ${lines}; more follows: continue with offset=${next.nextOffset} version=${seq}]`;
+  }
+  const cut = slice.truncated ? '; earlier lines left out to stay within the read limit' : '';
+  return `${head}; ${lines}${cut}]`;
 }
 
 const SliceOutput = {
   path: z.string(),
-  version: SeqSchema,
+  seq: SeqSchema,
   ...resultOf('readText').pick({
     text: true,
     lineStart: true,
     lineEnd: true,
     totalLines: true,
     truncated: true,
+    nextColumn: true,
   }).shape,
-  nextOffset: z.number().int().nullable().describe('pass as offset to read on; null at the end'),
+  nextOffset: z.number().int().nullable(),
 };
 
 const readTextFile = defineTool({
   name: 'read_text_file',
   title: 'Read text file',
   description:
-    'Read a UTF-8 text file, whole or by lines: head (first N), tail (last N), or offset (1-based first line) with limit. ' +
-    `Returns at most the server's read limit (default 256 KiB); when more follows, the result says so and gives nextOffset to continue. ` +
-    'Pass version to read a past version (see list_versions). For images, audio or other binary files use read_media_file; for several files at once read_multiple_files; to find text without reading whole files use grep.',
+    'Read a UTF-8 text file, whole or by lines (head, tail, offset+limit), up to 256 KiB. Ends with the seq for ifMatch and, if more follows, nextOffset (nextColumn inside a very long line).',
   operation: 'readText',
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    ...optionsOf('readText').pick({ head: true, tail: true, offset: true, limit: true }).shape,
+    head: optionsOf('readText').shape.head,
+    tail: optionsOf('readText').shape.tail,
+    offset: optionsOf('readText').shape.offset.describe('first line, 1-based'),
+    limit: optionsOf('readText').shape.limit.describe('lines'),
+    column: optionsOf('readText').shape.column.describe('a nextColumn, with offset'),
     version: optionsOf('readText').shape.version.describe(VERSION),
   },
   output: SliceOutput,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
-    const maxBytes = ctx.limits.maxReadBytes;
     const slice = await ctx.satchel.readText(ws, checkPath(args.path), {
       ...ctx.call(),
       head: args.head,
       tail: args.tail,
       offset: args.offset,
       limit: args.limit,
+      column: args.column,
       version: args.version,
-      maxBytes,
+      maxBytes: ctx.limits.maxReadBytes,
     });
-    const note = sliceNote(slice, maxBytes);
     const content: ContentBlock[] = [{ type: 'text', text: slice.text }];
-    if (note !== null) content.push({ type: 'text', text: note });
+    content.push({ type: 'text', text: sliceNote(slice, args.offset) });
     return {
       structured: {
         path: slice.info.path,
-        version: slice.info.seq,
+        seq: slice.info.seq,
         text: slice.text,
         lineStart: slice.lineStart,
         lineEnd: slice.lineEnd,
         totalLines: slice.totalLines,
         truncated: slice.truncated,
-        nextOffset: nextOffset(slice),
+        nextColumn: slice.nextColumn,
+        nextOffset: continuation(slice).nextOffset,
       },
       text: slice.text,
       content,
@@ -96,32 +112,15 @@ const readTextFile = defineTool({
   },
 });
 
-async function readBytes(ctx: ToolContext, ws: string, path: string, version?: number) {
-  const info = await ctx.satchel.stat(ws, path, version === undefined ? {} : { version });
-  if (info.type !== 'file') {
-    throw new SatchelError('INVALID_INPUT', `${info.path} is a directory`, { path: info.path });
-  }
-  if (info.size > ctx.limits.maxMediaBytes) {
-    throw new SatchelError(
-      'TOO_LARGE',
-      `${info.path} has ${info.size} bytes; read_media_file returns files up to ${ctx.limits.maxMediaBytes} bytes`,
-      { path: info.path, size: info.size, limit: ctx.limits.maxMediaBytes },
-    );
-  }
-  const file = await ctx.satchel.readFile(ws, path, { ...ctx.call(), version: info.seq });
-  const pieces: Buffer[] = [];
-  for await (const piece of file.body) pieces.push(Buffer.from(piece as Uint8Array));
-  return { info: file.info, data: Buffer.concat(pieces) };
-}
+// Content types read_media_file sends back to read_text_file: base64 of text helps nobody.
+const TEXT_TYPE = /^text\/|^application\/(?:json|xml|javascript|x-ndjson|yaml)|\+(?:json|xml)$/;
 
 const readMediaFile = defineTool({
   name: 'read_media_file',
   title: 'Read media file',
   description:
-    'Read a binary file (image, audio, PDF, archive…) as base64: images and audio come back as image/audio content the model can see or hear, ' +
-    'any other type as an embedded resource with its MIME type. Files above the server limit (default 10 MiB) are refused with TOO_LARGE. ' +
-    'Use read_text_file for text.',
-  // Also calls stat first, to refuse a file above the limit before reading it.
+    'Read a binary file (image, audio, PDF…) as base64 the model can see; above 10 MiB a resource_link (fetch it with create_download_url).',
+  // Also calls stat first, to refuse text and answer large files with a link before reading.
   operation: 'readFile',
   input: {
     workspace: WorkspaceArg,
@@ -130,16 +129,52 @@ const readMediaFile = defineTool({
   },
   output: {
     path: z.string(),
-    version: SeqSchema,
+    seq: SeqSchema,
     mimeType: z.string(),
     size: z.number().int(),
-    kind: z.enum(['image', 'audio', 'resource']),
+    kind: z.enum(['image', 'audio', 'resource', 'link']),
   },
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
-    const { info, data } = await readBytes(ctx, ws, checkPath(args.path), args.version);
+    const path = checkPath(args.path);
+    const info = await ctx.satchel.stat(
+      ws,
+      path,
+      args.version === undefined ? {} : { version: args.version },
+    );
+    if (info.type !== 'file') {
+      throw new SatchelError('INVALID_INPUT', `${info.path} is a directory`, {
+        path: info.path,
+        reason: 'directory',
+      });
+    }
     const mimeType = info.contentType ?? 'application/octet-stream';
-    const base64 = data.toString('base64');
+    if (TEXT_TYPE.test(mimeType)) {
+      throw new SatchelError('INVALID_INPUT', `${info.path} is text (${mimeType}), not media`, {
+        path: info.path,
+        reason: 'text_file',
+      });
+    }
+    const structured = { path: info.path, seq: info.seq, mimeType, size: info.size };
+    const uri = fileUri(ws, info.path);
+    if (info.size > ctx.limits.maxMediaBytes) {
+      // Too large for the conversation: a link, and the tool that moves the bytes outside it.
+      return {
+        structured: { ...structured, kind: 'link' as const },
+        text: '',
+        content: [
+          { type: 'resource_link', uri, name: info.path, mimeType, size: info.size },
+          {
+            type: 'text',
+            text: `${info.path} (seq ${info.seq}) has ${info.size} bytes, more than the ${ctx.limits.maxMediaBytes} returned inline: call create_download_url and fetch it with curl -o`,
+          },
+        ],
+      };
+    }
+    const file = await ctx.satchel.readFile(ws, path, { ...ctx.call(), version: info.seq });
+    const pieces: Buffer[] = [];
+    for await (const piece of file.body) pieces.push(Buffer.from(piece as Uint8Array));
+    const base64 = Buffer.concat(pieces).toString('base64');
     const kind: 'image' | 'audio' | 'resource' = mimeType.startsWith('image/')
       ? 'image'
       : mimeType.startsWith('audio/')
@@ -147,13 +182,9 @@ const readMediaFile = defineTool({
         : 'resource';
     const block: ContentBlock =
       kind === 'resource'
-        ? { type: 'resource', resource: { uri: fileUri(ws, info.path), mimeType, blob: base64 } }
+        ? { type: 'resource', resource: { uri, mimeType, blob: base64 } }
         : { type: kind, data: base64, mimeType };
-    return {
-      structured: { path: info.path, version: info.seq, mimeType, size: info.size, kind },
-      text: '',
-      content: [block],
-    };
+    return { structured: { ...structured, kind }, text: '', content: [block] };
   },
 });
 
@@ -161,86 +192,126 @@ const MAX_FILES = 50;
 
 const FileResult = z.object({
   path: z.string(),
-  version: SeqSchema.nullable(),
+  seq: SeqSchema.nullable(),
   text: z.string().nullable(),
   truncated: z.boolean(),
   nextOffset: z.number().int().nullable(),
+  nextColumn: z.number().int().nullable(),
   error: z.object({ code: z.string(), message: z.string(), hint: z.string() }).nullable(),
 });
+type FileResult = z.infer<typeof FileResult>;
+
+function failed(path: string, error: unknown): FileResult {
+  const { code, message, hint } = describeError(error, 'read_multiple_files');
+  const none = { seq: null, text: null, truncated: false, nextOffset: null, nextColumn: null };
+  return { path, ...none, error: { code, message, hint } };
+}
+
+/**
+ * Which files are read whole: the smallest first, while they fit in `budget` together. What is
+ * left goes to the first other file, cut; the rest are skipped. So one huge file does not crowd
+ * out the small ones, and every byte of the budget is used.
+ */
+function wholeReads(infos: readonly (FileInfo | null)[], budget: number): Set<number> {
+  const order = infos
+    .map((info, i) => ({ info, i }))
+    .filter((x): x is { info: FileInfo; i: number } => x.info !== null)
+    .sort((a, b) => a.info.size - b.info.size);
+  const whole = new Set<number>();
+  let left = budget;
+  for (const { info, i } of order) {
+    if (info.size > left) break;
+    whole.add(i);
+    left -= info.size;
+  }
+  return whole;
+}
 
 const readMultipleFiles = defineTool({
   name: 'read_multiple_files',
   title: 'Read multiple files',
   description:
-    `Read up to ${MAX_FILES} text files in one call, in order. They share one read budget (the server's read limit, default 256 KiB): ` +
-    'a file that does not fit is cut (truncated, with nextOffset for read_text_file) and files after the budget is spent are skipped. ' +
-    'A file that cannot be read gets its own error and does not stop the others.',
-  // readText once per file; the paths and the shared budget are this tool's own.
+    `Read up to ${MAX_FILES} text files sharing the read limit: the smallest whole, one cut (nextOffset), the rest skipped. Each unreadable file gets its own error.`,
+  // stat, then readText, once per file; the paths and the shared budget are this tool's own.
   operation: 'readText',
   input: {
     workspace: WorkspaceArg,
-    paths: z.array(PathArg).min(1).max(MAX_FILES).describe('the files to read, in order'),
+    paths: z.array(PathArg).min(1).max(MAX_FILES),
   },
   output: {
     files: z.array(FileResult),
-    truncated: z.boolean().describe('true when the budget cut or skipped some file'),
+    truncated: z.boolean(),
   },
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
-    let budget = ctx.limits.maxReadBytes;
-    const files: z.infer<typeof FileResult>[] = [];
+    const infos: (FileInfo | null)[] = [];
+    const files: (FileResult | null)[] = [];
     for (const path of args.paths) {
-      if (budget <= 0) {
-        files.push({
-          path,
-          version: null,
-          text: null,
-          truncated: true,
-          nextOffset: 1,
-          error: null,
-        });
+      try {
+        const info = await ctx.satchel.stat(ws, checkPath(path));
+        if (info.type !== 'file') {
+          throw new SatchelError('INVALID_INPUT', `${info.path} is a directory`, {
+            path: info.path,
+            reason: 'directory',
+          });
+        }
+        infos.push(info);
+        files.push(null);
+      } catch (error) {
+        infos.push(null);
+        files.push(failed(path, error));
+      }
+    }
+    const whole = wholeReads(infos, ctx.limits.maxReadBytes);
+    let left =
+      ctx.limits.maxReadBytes - [...whole].reduce((sum, i) => sum + (infos[i]?.size ?? 0), 0);
+    const out: FileResult[] = [];
+    for (const [i, info] of infos.entries()) {
+      const done = files[i];
+      if (done) {
+        out.push(done);
+        continue;
+      }
+      if (info === null) continue;
+      const cut = !whole.has(i);
+      if (cut && left <= 0) {
+        const skipped = { text: null, truncated: true, nextOffset: 1, nextColumn: null };
+        out.push({ path: info.path, seq: info.seq, ...skipped, error: null });
         continue;
       }
       try {
-        const slice = await ctx.satchel.readText(ws, checkPath(path), {
+        const slice = await ctx.satchel.readText(ws, info.path, {
           ...ctx.call(),
-          maxBytes: budget,
+          version: info.seq,
+          maxBytes: cut ? left : Math.max(info.size, 1),
         });
-        budget -= Buffer.byteLength(slice.text);
-        // Not even one line fitted in what was left of the budget: skipped, not empty.
-        const skipped = slice.truncated && slice.lineEnd < slice.lineStart;
-        if (skipped) budget = 0;
-        files.push({
-          path: slice.info.path,
-          version: slice.info.seq,
-          text: skipped ? null : slice.text,
+        if (cut) left = 0;
+        out.push({
+          path: info.path,
+          seq: info.seq,
+          text: slice.text,
           truncated: slice.truncated,
-          nextOffset: nextOffset(slice),
+          ...continuation(slice),
           error: null,
         });
       } catch (error) {
-        const { code, message, hint } = describeError(error);
-        files.push({
-          path,
-          version: null,
-          text: null,
-          truncated: false,
-          nextOffset: null,
-          error: { code, message, hint },
-        });
+        out.push(failed(info.path, error));
       }
     }
-    const out = files.map((f) => {
+    const text = out.map((f) => {
       if (f.error !== null) return `${f.path}: ${f.error.code}: ${f.error.message}`;
-      if (f.text === null) return `${f.path}: skipped (read budget spent; use read_text_file)`;
+      if (f.text === null) {
+        return `${f.path} (seq ${f.seq}): skipped, the read limit is spent; read it with read_text_file`;
+      }
+      const column = f.nextColumn === null ? '' : ` column=${f.nextColumn}`;
       const more = f.truncated
-        ? `\n[cut by the read budget; continue with read_text_file offset=${f.nextOffset}]`
+        ? `\n[cut by the read limit; continue with read_text_file offset=${f.nextOffset}${column} version=${f.seq}]`
         : '';
-      return `${f.path} (version ${f.version}):\n${f.text}${more}`;
+      return `${f.path} (seq ${f.seq}):\n${f.text}${more}`;
     });
     return {
-      structured: { files, truncated: files.some((f) => f.truncated) },
-      text: out.join('\n---\n'),
+      structured: { files: out, truncated: out.some((f) => f.truncated) },
+      text: text.join('\n---\n'),
     };
   },
 });
@@ -249,12 +320,12 @@ function describeInfo(info: FileInfo): string {
   const lines = [
     `path: ${info.path}`,
     `type: ${info.type}`,
-    `version: ${info.seq}`,
+    `seq: ${info.seq} (the version; pass it as ifMatch)`,
     `size: ${info.size}`,
     `contentType: ${info.contentType ?? '-'}`,
     `modified: ${info.modifiedAt} by ${info.author}`,
   ];
-  if (info.hash !== null) lines.push(`sha256: ${info.hash}`);
+  if (info.hash !== null) lines.push(`hash: ${info.hash} (SHA-256)`);
   return lines.join('\n');
 }
 
@@ -262,8 +333,7 @@ const getFileInfo = defineTool({
   name: 'get_file_info',
   title: 'Get file info',
   description:
-    'Metadata of a file or directory without reading it: type, version (pass it as ifMatch to write safely), size, content type, SHA-256, who changed it and when. ' +
-    'Cheaper than reading when you only need to know whether a file exists or changed.',
+    'Metadata without reading: type, seq (for ifMatch), size, content type, SHA-256, author, time.',
   operation: 'stat',
   input: {
     workspace: WorkspaceArg,

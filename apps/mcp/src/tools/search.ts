@@ -17,18 +17,16 @@ const searchFiles = defineTool({
   name: 'search_files',
   title: 'Search files',
   description:
-    'Find files and directories by name with a glob relative to path: "*.md" (directly in path), "**/*.md" (anywhere beneath), "reports/**/q?.csv". ' +
-    'Answers from the index, without reading content: returns a page of matching paths (default 100, max 1000) with the total and nextCursor. ' +
-    'excludePatterns drops matches by glob ("node_modules", "drafts/**"). To search inside files use grep.',
+    'Find entries by name glob under path ("*.md" in it, "**/*.md" beneath); paged. Text inside files: grep.',
   // list with a glob, page after page while exclusions leave gaps.
   operation: 'list',
   input: {
     workspace: WorkspaceArg,
-    path: list.path.describe('directory to search beneath (default "/")'),
-    pattern: list.glob.unwrap().min(1).describe('glob, e.g. "**/*.md"'),
+    path: list.path,
+    pattern: list.glob.unwrap().min(1),
     excludePatterns: z.array(z.string().max(1000)).max(100).optional(),
     cursor: list.cursor,
-    limit: list.limit.describe('matches per page (default 100, max 1000)'),
+    limit: list.limit,
   },
   output: {
     matches: resultOf('list').shape.items,
@@ -75,24 +73,18 @@ const grep = defineTool({
   name: 'grep',
   title: 'Grep',
   description:
-    'Search file contents line by line for a literal string (or, with regex: true, an RE2 regular expression — no backreferences or lookaround). ' +
-    'Returns matching lines with path, line number and version, at most limit hits (default 100, max 1000); text files only, binary files are skipped. ' +
-    'A scan stopped by a budget (hits, time, files, bytes) says truncated and why: narrow path or glob. ' +
-    'Use read_text_file with offset=line to see the context. For ranked, fuzzy results across documents use search; for file names search_files.',
+    'Lines containing a string (or RE2 regex) in text files, with path, line and seq. Ranked passages: search; names: search_files.',
   operation: 'grep',
   input: {
     workspace: WorkspaceArg,
-    pattern: argOf('grep', 'pattern')
-      .min(1)
-      .max(1000)
-      .describe('text to find (a literal unless regex is true)'),
+    pattern: argOf('grep', 'pattern').min(1).max(1000),
     ...optionsOf('grep').pick({
-      path: true,
-      glob: true,
-      regex: true,
       caseSensitive: true,
-      limit: true,
     }).shape,
+    path: optionsOf('grep').shape.path.describe('file or directory'),
+    glob: optionsOf('grep').shape.glob.describe('e.g. "**/*.md"'),
+    regex: optionsOf('grep').shape.regex.describe('RE2'),
+    limit: optionsOf('grep').shape.limit.describe('default 100'),
   },
   output: resultOf('grep').shape,
   async run(args, ctx) {
@@ -140,14 +132,13 @@ const search = defineTool({
   name: 'search',
   title: 'Search',
   description:
-    'Ranked full-text search (BM25; hybrid with embeddings when the server has them) over the text files of a workspace with search indexing on. ' +
-    'Returns the best passages (default 10, max 100), each with a citation {path, seq, lineStart, lineEnd} you can open with read_text_file (version=seq, offset=lineStart). ' +
-    'Use it for questions like "where do we discuss pricing"; use grep for exact strings.',
+    'Ranked full-text search: the best passages, each cited by path, seq and lines (open them with read_text_file). For exact strings use grep.',
   operation: 'search',
   input: {
     workspace: WorkspaceArg,
-    query: argOf('search', 'q').min(1).max(1000).describe('words to look for'),
-    ...optionsOf('search').pick({ path: true, limit: true }).shape,
+    query: argOf('search', 'q').min(1).max(1000),
+    path: optionsOf('search').shape.path.describe('only beneath'),
+    limit: optionsOf('search').shape.limit.describe('default 10'),
   },
   output: {
     ...resultOf('search').shape,
@@ -178,13 +169,12 @@ const ask = defineTool({
   name: 'ask',
   title: 'Ask',
   description:
-    "Answer a question from the workspace's own files: retrieves the most relevant passages and, when the server has a language model configured, answers from them alone with [n] citations. " +
-    'Without a model, answer is null and the passages come back for you to read. Every citation names path, version and lines.',
+    "Answer a question from the workspace's files with [n] citations (path, seq, lines); without a language model on the server, the passages only.",
   operation: 'ask',
   input: {
     workspace: WorkspaceArg,
     question: argOf('ask', 'question').min(1).max(2000),
-    path: optionsOf('ask').shape.path,
+    path: optionsOf('ask').shape.path.describe('only beneath'),
   },
   output: {
     ...resultOf('ask').shape,

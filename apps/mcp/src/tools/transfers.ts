@@ -5,6 +5,7 @@
  */
 import {
   type AnyTool,
+  checkFilePath,
   checkPath,
   defineTool,
   optionsOf,
@@ -15,22 +16,29 @@ import {
 
 const uploadOptions = optionsOf('createUploadUrl').shape;
 const downloadOptions = optionsOf('createDownloadUrl').shape;
+const EXPIRES = 'seconds, default 900';
 
 const createUploadUrl = defineTool({
   name: 'create_upload_url',
   title: 'Create upload URL',
   description:
-    'A short-lived, single-use URL that writes one file without an API key: run `curl -T LOCAL_FILE "URL"` in your sandbox (HTTP PUT of the raw bytes). ' +
-    'Use it for large or binary files instead of write_file. Pass size and sha256 when you know them: other bytes are then refused. ' +
-    'The upload counts as your write (same permissions, versioned, audited); the URL stops working when it expires (default 15 minutes).',
+    'A short-lived URL to upload one large or binary file outside the conversation: curl -T FILE URL. Versioned like write_file.',
   operation: 'createUploadUrl',
   hints: { destructive: true, idempotent: false },
-  input: { workspace: WorkspaceArg, path: PathArg, ...uploadOptions },
+  input: {
+    workspace: WorkspaceArg,
+    path: PathArg,
+    size: uploadOptions.size.describe('exact bytes'),
+    sha256: uploadOptions.sha256,
+    expiresIn: uploadOptions.expiresIn.describe(EXPIRES),
+    ifMatch: uploadOptions.ifMatch.describe('the seq you read'),
+    ifNoneMatch: uploadOptions.ifNoneMatch.describe('"*": create only'),
+  },
   output: resultOf('createUploadUrl').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const { workspace: _ws, path, ...options } = args;
-    const signed = await ctx.satchel.createUploadUrl(ws, checkPath(path), options);
+    const signed = await ctx.satchel.createUploadUrl(ws, checkFilePath(path), options);
     return {
       structured: signed,
       text: `curl -T LOCAL_FILE '${signed.url}'\n(expires ${signed.expiresAt}; single use)`,
@@ -42,10 +50,15 @@ const createDownloadUrl = defineTool({
   name: 'create_download_url',
   title: 'Create download URL',
   description:
-    'A short-lived URL that reads one file without an API key: run `curl -o LOCAL_FILE "URL"` in your sandbox. ' +
-    'Use it for large or binary files instead of reading them into the conversation. Single use unless reusable: true; default lifetime 15 minutes.',
+    'A short-lived URL to fetch one file outside the conversation: curl -o FILE URL.',
   operation: 'createDownloadUrl',
-  input: { workspace: WorkspaceArg, path: PathArg, ...downloadOptions },
+  input: {
+    workspace: WorkspaceArg,
+    path: PathArg,
+    version: downloadOptions.version.describe('a past seq'),
+    expiresIn: downloadOptions.expiresIn.describe(EXPIRES),
+    reusable: downloadOptions.reusable.describe('default: single use'),
+  },
   output: resultOf('createDownloadUrl').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);

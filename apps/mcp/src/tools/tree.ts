@@ -11,6 +11,7 @@ import {
   argOf,
   checkPath,
   defineTool,
+  LockTokenArg,
   optionsOf,
   PathArg,
   resultOf,
@@ -19,7 +20,7 @@ import {
 } from '../tool.js';
 
 const list = optionsOf('list').shape;
-const DirArg = list.path.describe('directory inside the workspace (default "/")');
+const DirArg = list.path.describe('default "/"');
 const Entries = resultOf('list').shape.items;
 
 function name(info: FileInfo): string {
@@ -29,14 +30,14 @@ function name(info: FileInfo): string {
 function line(info: FileInfo): string {
   return info.type === 'directory'
     ? `[DIR] ${name(info)}`
-    : `[FILE] ${name(info)} (${info.size} bytes, version ${info.seq})`;
+    : `[FILE] ${name(info)} (${info.size} bytes, seq ${info.seq})`;
 }
 
 const createDirectory = defineTool({
   name: 'create_directory',
   title: 'Create directory',
   description:
-    'Create a directory and any missing parents; succeeds if it already exists. Writing a file creates its parents too, so this is only needed for empty directories.',
+    'Create a directory and missing parents (fine if it exists). Writing a file creates its parents anyway.',
   operation: 'mkdir',
   hints: { destructive: false, idempotent: true },
   input: { workspace: WorkspaceArg, path: PathArg },
@@ -44,7 +45,7 @@ const createDirectory = defineTool({
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const info = await ctx.satchel.mkdir(ws, checkPath(args.path), ctx.call());
-    return { structured: info, text: `directory ${info.path} exists (version ${info.seq})` };
+    return { structured: info, text: `directory ${info.path} exists (seq ${info.seq})` };
   },
 });
 
@@ -52,14 +53,13 @@ const listDirectory = defineTool({
   name: 'list_directory',
   title: 'List directory',
   description:
-    'List the entries directly inside a directory, in name order, one page at a time (default 100, max 1000) with the total count; ' +
-    'pass nextCursor back as cursor for the next page. For a whole subtree use directory_tree, to find files by name pattern search_files.',
+    "List a directory's entries by name, a page at a time (limit, default 100), with total and nextCursor.",
   operation: 'list',
   input: {
     workspace: WorkspaceArg,
     path: DirArg,
-    cursor: list.cursor.describe('nextCursor of the previous page'),
-    limit: list.limit.describe('entries per page (default 100, max 1000)'),
+    cursor: list.cursor,
+    limit: list.limit,
   },
   output: {
     path: z.string(),
@@ -114,14 +114,13 @@ const listDirectoryWithSizes = defineTool({
   name: 'list_directory_with_sizes',
   title: 'List directory with sizes',
   description:
-    "List a directory with file sizes and totals, sorted by name or by size (largest first). Looks at up to the server's entry limit (default 1000); " +
-    'a bigger directory is flagged truncated and sorted among those only — page through it with list_directory.',
+    'A directory with sizes and totals, sorted by name or size (largest first); up to 1000 entries.',
   // list, page after page up to the entry limit.
   operation: 'list',
   input: {
     workspace: WorkspaceArg,
     path: DirArg,
-    sortBy: z.enum(['name', 'size']).optional().describe('name (default) or size, largest first'),
+    sortBy: z.enum(['name', 'size']).optional(),
   },
   output: {
     path: z.string(),
@@ -166,37 +165,62 @@ const listDirectoryWithSizes = defineTool({
   },
 });
 
+/**
+ * A directory_tree node: a file has a size, a directory has children. A directory the bounds cut
+ * says so: `truncated`, with `omitted` entries when their number is known (so a cut folder never
+ * looks empty).
+ */
 interface TreeNode {
   name: string;
-  type: 'file' | 'directory';
   size?: number;
   children?: TreeNode[];
+  truncated?: true;
+  omitted?: number;
 }
 
 const TreeNodeSchema: z.ZodType<TreeNode> = z.lazy(() =>
   z.object({
     name: z.string(),
-    type: z.enum(['file', 'directory']),
     size: z.number().int().optional(),
     children: z.array(TreeNodeSchema).optional(),
+    truncated: z.literal(true).optional(),
+    omitted: z.number().int().optional(),
   }),
 );
+
+/** One line per entry, no indentation: the relative path (directories end in "/"), then size. */
+function treeLines(nodes: readonly TreeNode[], prefix: string, out: string[]): string[] {
+  for (const node of nodes) {
+    const path = `${prefix}${node.name}`;
+    if (node.children === undefined) {
+      out.push(`${path} ${node.size ?? 0}`);
+      continue;
+    }
+    const cut =
+      node.truncated === true
+        ? node.omitted === undefined
+          ? ' …'
+          : ` … ${node.omitted} more`
+        : '';
+    out.push(`${path}/${cut}`);
+    treeLines(node.children, `${path}/`, out);
+  }
+  return out;
+}
 
 const directoryTree = defineTool({
   name: 'directory_tree',
   title: 'Directory tree',
   description:
-    "A recursive tree of a directory as JSON ({name, type, size, children}), breadth-first, bounded by maxDepth (default 5) and maxEntries (default and maximum: the server's entry limit, 1000). " +
-    'When a bound cuts the tree, truncated is true and total tells how many entries the subtree has; look deeper with a narrower path. ' +
-    'excludePatterns skips entries by glob ("node_modules", "*.log", "build/**").',
+    'A subtree as compact lines ("dir/", "file size") within maxDepth (5) and maxEntries (1000). A folder cut short ends in "…": list it with a narrower path.',
   // list, once per directory breadth-first, and once recursively for the total.
   operation: 'list',
   input: {
     workspace: WorkspaceArg,
     path: DirArg,
     excludePatterns: z.array(z.string().max(1000)).max(100).optional(),
-    maxDepth: z.number().int().min(1).max(50).optional().describe('levels below path (default 5)'),
-    maxEntries: z.number().int().min(1).optional().describe('entries to return at most'),
+    maxDepth: z.number().int().min(1).max(50).optional(),
+    maxEntries: z.number().int().min(1).optional(),
   },
   output: {
     path: z.string(),
@@ -214,41 +238,56 @@ const directoryTree = defineTool({
     const prefix = root === '/' ? 1 : root.length + 1;
     const tree: TreeNode[] = [];
     let entries = 0;
-    let truncated = false;
-    const queue: Array<{ path: string; depth: number; into: TreeNode[] }> = [
-      { path: root, depth: 1, into: tree },
+    let cut = false;
+    const queue: Array<{ path: string; depth: number; node: TreeNode | null }> = [
+      { path: root, depth: 1, node: null },
     ];
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    let next = queue.shift();
+    for (; next !== undefined && entries < maxEntries; next = queue.shift()) {
+      const into = next.node?.children ?? tree;
       const { items, total } = await directoryEntries(ctx, ws, next.path, maxEntries - entries);
-      if (items.length < total) truncated = true;
+      if (items.length < total) {
+        cut = true;
+        if (next.node !== null) {
+          next.node.truncated = true;
+          next.node.omitted = total - items.length;
+        }
+      }
       for (const item of items) {
         if (excluded(item.path.slice(prefix))) continue;
-        const node: TreeNode = { name: name(item), type: item.type };
+        const node: TreeNode = { name: name(item) };
         if (item.type === 'file') node.size = item.size;
         else {
           node.children = [];
-          if (next.depth < maxDepth)
-            queue.push({ path: item.path, depth: next.depth + 1, into: node.children });
-          else truncated ||= true;
+          if (next.depth < maxDepth) queue.push({ path: item.path, depth: next.depth + 1, node });
+          else {
+            node.truncated = true;
+            cut = true;
+          }
         }
-        next.into.push(node);
+        into.push(node);
         entries++;
       }
-      if (entries >= maxEntries) {
-        truncated ||= queue.length > 0;
-        break;
-      }
+    }
+    // Folders the entry budget left unvisited are cut too; their size is unknown.
+    for (; next !== undefined; next = queue.shift()) {
+      cut = true;
+      if (next.node !== null) next.node.truncated = true;
     }
     const total = (
       await ctx.satchel.list(ws, { ...ctx.call(), path: root, recursive: true, limit: 1 })
     ).total;
-    truncated &&= entries < total;
-    const note = truncated
-      ? `\n[${entries} of ${total} entries shown; narrow path or raise maxDepth]`
-      : '';
+    const truncated = cut && entries < total;
+    const lines = treeLines(tree, '', []);
+    if (lines.length === 0) lines.push(`[${root} is empty]`);
+    if (truncated) {
+      lines.push(
+        `[${entries} of ${total} entries shown; folders ending in "…" were cut: narrow path or raise maxDepth]`,
+      );
+    }
     return {
       structured: { path: root, tree, entries, total, truncated },
-      text: `${JSON.stringify(tree, null, 2)}${note}`,
+      text: lines.join('\n'),
     };
   },
 });
@@ -259,15 +298,15 @@ const moveOrCopy = (kind: 'move' | 'copy') =>
     title: kind === 'move' ? 'Move file' : 'Copy file',
     description:
       kind === 'move'
-        ? 'Move or rename a file or directory; its history moves with it. Fails with CONFLICT if the destination exists.'
-        : 'Copy a file or directory. Cheap: content is shared, not duplicated. Fails with CONFLICT if the destination exists.',
+        ? 'Move or rename a file or directory, with its history. CONFLICT if the destination exists.'
+        : 'Copy a file or directory (content is shared, not duplicated). CONFLICT if the destination exists.',
     operation: kind,
     hints: { destructive: kind === 'move', idempotent: false },
     input: {
       workspace: WorkspaceArg,
-      source: argOf(kind, 'from').describe('the path to move or copy'),
-      destination: argOf(kind, 'to').describe('the new path'),
-      lockToken: optionsOf(kind).shape.lockToken,
+      source: argOf(kind, 'from'),
+      destination: argOf(kind, 'to'),
+      lockToken: LockTokenArg,
     },
     output: resultOf(kind).shape,
     async run(args, ctx) {
@@ -281,7 +320,7 @@ const moveOrCopy = (kind: 'move' | 'copy') =>
           : await ctx.satchel.copy(ws, from, to, options);
       return {
         structured: info,
-        text: `${kind === 'move' ? 'moved' : 'copied'} ${from} to ${info.path} (version ${info.seq})`,
+        text: `${kind === 'move' ? 'moved' : 'copied'} ${from} to ${info.path} (seq ${info.seq})`,
       };
     },
   });

@@ -6,14 +6,16 @@ const WorkspacePage = resultOf('listWorkspaces').shape;
 const listWorkspaces = defineTool({
   name: 'list_workspaces',
   title: 'List workspaces',
-  description:
-    'The workspaces your key can see, by name, a page at a time (default 100) with nextCursor. Pass a name as workspace to the other tools.',
+  description: 'The workspaces your key sees, paged.',
   operation: 'listWorkspaces',
-  input: optionsOf('listWorkspaces').shape,
+  input: {
+    cursor: optionsOf('listWorkspaces').shape.cursor,
+    limit: optionsOf('listWorkspaces').shape.limit.describe('default 100'),
+  },
   output: { workspaces: WorkspacePage.items, nextCursor: WorkspacePage.nextCursor },
   async run(args, ctx) {
     const page = await ctx.satchel.listWorkspaces({ cursor: args.cursor, limit: args.limit });
-    const lines = page.items.map((w) => `${w.name} (version ${w.seq})`);
+    const lines = page.items.map((w) => `${w.name} (seq ${w.seq})`);
     if (page.nextCursor !== null) lines.push(`[more with cursor=${page.nextCursor}]`);
     return {
       structured: { workspaces: page.items, nextCursor: page.nextCursor },
@@ -26,11 +28,10 @@ const listWorkspaces = defineTool({
 const createWorkspace = defineTool({
   name: 'create_workspace',
   title: 'Create workspace',
-  description:
-    'Create a new, empty workspace that you own. Names: 1-63 characters a-z, 0-9, ".", "_", "-", starting with a letter or digit. CONFLICT if it exists.',
+  description: 'Create an empty workspace you own (name: a-z, 0-9, ".", "_", "-").',
   operation: 'createWorkspace',
   hints: { destructive: false, idempotent: false },
-  input: { name: argOf('createWorkspace', 'name').describe('the new workspace name') },
+  input: { name: argOf('createWorkspace', 'name') },
   output: resultOf('createWorkspace').shape,
   async run(args, ctx) {
     const ws = await ctx.satchel.createWorkspace(args.name, ctx.call());
@@ -42,7 +43,7 @@ const deleteWorkspace = defineTool({
   name: 'delete_workspace',
   title: 'Delete workspace',
   description:
-    'Owners: delete a workspace with all its files and history, for good. Name it explicitly; there is no default.',
+    'Owners: delete a workspace with all its files and history, for good. Name it: no default.',
   operation: 'deleteWorkspace',
   hints: { destructive: true, idempotent: true },
   input: {

@@ -155,6 +155,14 @@ export const ReadTextOptionsSchema = CallOptionsSchema.extend({
   tail: z.number().int().positive().optional().describe('last N lines'),
   offset: z.number().int().positive().optional().describe('first line to return, 1-based'),
   limit: z.number().int().positive().optional().describe('number of lines to return'),
+  column: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe(
+      'characters of the first line to skip (a nextColumn), for lines longer than maxBytes',
+    ),
   maxBytes: z.number().int().positive().optional().describe('cap on returned text (default 1 MiB)'),
 });
 export type ReadTextOptions = z.infer<typeof ReadTextOptionsSchema>;
@@ -168,6 +176,13 @@ export const TextSliceSchema = z.object({
   truncated: z
     .boolean()
     .describe('true when more lines exist after lineEnd or maxBytes cut the text'),
+  nextColumn: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'set when maxBytes cut line lineEnd itself: read on with offset lineEnd and this column',
+    ),
 });
 export type TextSlice = z.infer<typeof TextSliceSchema>;
 

@@ -1,6 +1,7 @@
 /** Reads: file streams (whole or a byte range), text by lines, stat, and listings. */
 import { Readable } from 'node:stream';
 import { SatchelError } from '@satchel/client/errors.js';
+import { globMatcher } from '@satchel/client/glob.js';
 import type { FileStream } from '@satchel/client/operations/satchel.js';
 import { parseOptions } from '@satchel/client/options.js';
 import { normalizeEntryPath, normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
@@ -16,7 +17,6 @@ import {
   type TextSlice,
 } from '@satchel/client/schemas/index.js';
 import { checkTextOptions, sliceText } from '@satchel/client/text-lines.js';
-import picomatch from 'picomatch';
 import { blobBytes, inlineBytes, requireBlob } from '../kernel/content.js';
 import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
@@ -278,7 +278,7 @@ async function globPage(
   after: string | null,
   limit: number,
 ): Promise<ListPage> {
-  const isMatch = picomatch(glob.replace(/^\/+/, ''), { dot: true });
+  const isMatch = globMatcher(glob);
   const prefix = dir === '/' ? 1 : dir.length + 1;
   const matched: FileInfo[] = [];
   let total = 0;

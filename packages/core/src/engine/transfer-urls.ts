@@ -12,7 +12,11 @@ import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from
 import { SatchelError } from '@satchel/client/errors.js';
 import type { Content } from '@satchel/client/operations/satchel.js';
 import { parseOptions } from '@satchel/client/options.js';
-import { normalizeEntryPath, validateWorkspaceName } from '@satchel/client/paths.js';
+import {
+  normalizeEntryPath,
+  normalizeFilePath,
+  validateWorkspaceName,
+} from '@satchel/client/paths.js';
 import {
   type DownloadUrlOptions,
   DownloadUrlOptionsSchema,
@@ -125,7 +129,7 @@ export async function createUploadUrl(
   rawOptions?: UploadUrlOptions,
 ): Promise<TransferUrl> {
   validateWorkspaceName(workspace);
-  const path = normalizeEntryPath(rawPath);
+  const path = normalizeFilePath(rawPath);
   const options = parseOptions(UploadUrlOptionsSchema, rawOptions ?? {});
   if (options.size !== undefined && options.size > ctx.limits.maxFileSize) {
     throw tooLarge(ctx.limits.maxFileSize);

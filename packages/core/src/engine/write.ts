@@ -2,7 +2,12 @@
 import { SatchelError } from '@satchel/client/errors.js';
 import type { BatchFile, Content } from '@satchel/client/operations/satchel.js';
 import { parseOptions } from '@satchel/client/options.js';
-import { normalizeEntryPath, parentOf, validateWorkspaceName } from '@satchel/client/paths.js';
+import {
+  normalizeEntryPath,
+  normalizeFilePath,
+  parentOf,
+  validateWorkspaceName,
+} from '@satchel/client/paths.js';
 import {
   type AppendOptions,
   AppendOptionsSchema,
@@ -148,7 +153,7 @@ export async function writeFile(
   op: 'write' | 'edit' = 'write',
 ): Promise<FileInfo> {
   validateWorkspaceName(workspace);
-  const path = normalizeEntryPath(rawPath);
+  const path = normalizeFilePath(rawPath);
   const options = parseOptions(WriteOptionsSchema, rawOptions);
   // A stream may be large: fail before storing it if the write cannot succeed. Content already
   // in memory costs nothing to store first; the transaction checks again either way.
@@ -222,7 +227,7 @@ export async function appendFile(
   rawOptions?: AppendOptions,
 ): Promise<FileInfo> {
   validateWorkspaceName(workspace);
-  const path = normalizeEntryPath(rawPath);
+  const path = normalizeFilePath(rawPath);
   const options = parseOptions(AppendOptionsSchema, rawOptions);
   const addition = await collect(content, ctx.limits.maxTextBytes);
   const small = await ctx.commit((tx) => appendInline(tx, ctx, workspace, path, addition, options));

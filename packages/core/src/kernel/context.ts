@@ -45,7 +45,7 @@ export async function requireWorkspace(q: MetadataQueries, name: string): Promis
 }
 
 export function notFound(path: string, what = 'file'): SatchelError {
-  return new SatchelError('NOT_FOUND', `${what} ${path} not found`, { path });
+  return new SatchelError('NOT_FOUND', `${what} ${path} not found`, { path, what });
 }
 
 export function preconditionFailed(

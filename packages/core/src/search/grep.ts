@@ -8,6 +8,7 @@
  */
 
 import { SatchelError } from '@satchel/client/errors.js';
+import { globMatcher } from '@satchel/client/glob.js';
 import { parseOptions } from '@satchel/client/options.js';
 import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import {
@@ -17,7 +18,6 @@ import {
   type GrepResult,
   type GrepStop,
 } from '@satchel/client/schemas/index.js';
-import picomatch from 'picomatch';
 import { RE2JS } from 're2js';
 import { blobBytes, isBinary, requireBlob } from '../kernel/content.js';
 import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
@@ -149,7 +149,7 @@ async function* filesOf(
       return;
     }
   }
-  const isMatch = glob === undefined ? null : picomatch(glob.replace(/^\/+/, ''), { dot: true });
+  const isMatch = glob === undefined ? null : globMatcher(glob);
   const prefix = root === '/' ? 1 : root.length + 1;
   let after: string | null = null;
   for (;;) {
