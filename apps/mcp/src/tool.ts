@@ -352,11 +352,7 @@ export const WorkspaceArg = z.string().optional();
 export const PathArg = z.string();
 
 /** The lockToken argument of every tool that writes (core's, described for an agent). */
-export const LockTokenArg = optionsOf('writeFile').shape.lockToken.describe(
-  'from lock_file',
-);
+export const LockTokenArg = optionsOf('writeFile').shape.lockToken.describe('from lock_file');
 
 /** The ifMatch argument of every tool that replaces or removes. */
-export const IfMatchArg = optionsOf('writeFile').shape.ifMatch.describe(
-  'the seq you read',
-);
+export const IfMatchArg = optionsOf('writeFile').shape.ifMatch.describe('the seq you read');

@@ -230,8 +230,7 @@ function wholeReads(infos: readonly (FileInfo | null)[], budget: number): Set<nu
 const readMultipleFiles = defineTool({
   name: 'read_multiple_files',
   title: 'Read multiple files',
-  description:
-    `Read up to ${MAX_FILES} text files sharing the read limit: the smallest whole, one cut (nextOffset), the rest skipped. Each unreadable file gets its own error.`,
+  description: `Read up to ${MAX_FILES} text files sharing the read limit: the smallest whole, one cut (nextOffset), the rest skipped. Each unreadable file gets its own error.`,
   // stat, then readText, once per file; the paths and the shared budget are this tool's own.
   operation: 'readText',
   input: {

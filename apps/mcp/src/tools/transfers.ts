@@ -49,8 +49,7 @@ const createUploadUrl = defineTool({
 const createDownloadUrl = defineTool({
   name: 'create_download_url',
   title: 'Create download URL',
-  description:
-    'A short-lived URL to fetch one file outside the conversation: curl -o FILE URL.',
+  description: 'A short-lived URL to fetch one file outside the conversation: curl -o FILE URL.',
   operation: 'createDownloadUrl',
   input: {
     workspace: WorkspaceArg,
