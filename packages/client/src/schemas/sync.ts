@@ -53,10 +53,12 @@ export type SyncSkipped = z.infer<typeof SyncSkippedSchema>;
 export const SyncNoticeSchema = z.object({
   path: z.string().describe('workspace path the notice is about'),
   reason: z
-    .enum(['ignore_rules_changed'])
+    .enum(['ignore_rules_changed', 'restore_detected'])
     .describe(
       'ignore_rules_changed: the workspace changed or deleted .satchelignore; sync keeps ' +
-        'applying the rules the local user accepted until they accept the new file',
+        'applying the rules the local user accepted until they accept the new file. ' +
+        'restore_detected: files missing from the tree look restored, not deleted (a clean, ' +
+        'archived or forked sandbox; all mtimes new; gitignored): brought back, not deleted',
     ),
   detail: z.string(),
 });

@@ -18,6 +18,13 @@ import {
   plan,
   type RemoteFile,
 } from './plan.js';
+import {
+  detectRestore,
+  loadGitignore,
+  type Restore,
+  restoreNotice,
+  withoutRestored,
+} from './restore.js';
 import { classify, listRemote, scanTree } from './scan.js';
 import { SyncState } from './state.js';
 import type { SyncTree, TreeEntry } from './tree.js';
@@ -55,6 +62,13 @@ export interface SyncOptions {
    * CLI sets 8 MiB when it talks to a server; SATCHEL_UPLOAD_THRESHOLD).
    */
   readonly resumableAbove?: number;
+  /**
+   * The tree was restored by its host (a sandbox's clean, archived or forked boot): files
+   * missing from it are brought back from the workspace, never deleted there (restore.ts).
+   */
+  readonly restored?: boolean;
+  /** Send even restore-like absences (restore.ts) to the workspace as deletions. */
+  readonly deleteRestored?: boolean;
 }
 
 /** Cycles a one-shot sync runs when changes raced it, before it leaves them to the next run. */
@@ -128,6 +142,8 @@ function merge(total: ApplyResult, part: ApplyResult): void {
  * plan deleting more than `maxDeleteShare` of the known files stops before doing anything
  * (`stoppedReason: 'mass_delete'`) unless `force`. Ignore rules that came from the workspace
  * apply only once accepted (`acceptIgnore`); until then `notices` says so (ignore-consent.ts).
+ * Files missing from a tree that looks restored (`restored`, all mtimes new, or gitignored) are
+ * brought back, not deleted from the workspace, and reported in `notices` (restore.ts).
  * INVALID_INPUT for bad options; NOT_FOUND for
  * an unknown workspace.
  */
@@ -142,7 +158,8 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     accept: options.acceptIgnore ?? false,
   });
   const total = emptyApplyResult();
-  let first: { plan: Plan; reset: boolean } | null = null;
+  let first: { plan: Plan; reset: boolean; restore: Restore | null } | null = null;
+  const gitignored = options.deleteRestored ? null : await loadGitignore(tree);
   let unchanged = 0;
   let cursor = state.cursor;
   // Held paths of every pass: a folder that became a link during a pass is held by the next.
@@ -158,18 +175,27 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       treeExists: scan.treeExists,
       treeFiles: scan.local.size,
     });
+    const restore =
+      options.deleteRestored || reset
+        ? null
+        : detectRestore({
+            base: state.files(),
+            local: scan.local,
+            restored: options.restored ?? false,
+            gitignored,
+          });
     const planned = plan({
       mode,
       local: scan.local,
       remote,
-      base: state.files(),
+      base: withoutRestored(state.files(), restore),
       reset: pass === 0 ? reset : false,
       links: scan.links,
       maxDeleteShare: options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE,
       force: options.force ?? false,
     });
     if (first === null) {
-      first = { plan: planned, reset };
+      first = { plan: planned, reset, restore };
       total.skipped.push(...scan.skipped);
       total.skipped.push(...planned.kept.map((path) => ({ path, reason: 'kept_local' as const })));
     }
@@ -199,7 +225,10 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     reset: first?.reset ?? false,
     ...total,
     unchanged,
-    notices: await ignoreNotices(tree, rules),
+    notices: [
+      ...(await ignoreNotices(tree, rules)),
+      ...(first?.restore ? [restoreNotice(first.restore)] : []),
+    ],
     stoppedReason: stopped,
     plannedDeletes: first?.plan.deletes ?? 0,
     knownFiles: first?.plan.known ?? 0,

@@ -1,13 +1,19 @@
 /**
  * SyncTree over a CodeSandbox sandbox's file system (`client.fs` of @codesandbox/sdk). The SDK
- * moves whole files (no streams), so each transfer holds one file in memory; replacing is
- * atomic on the VM (write to the state folder, then rename over the target). The SDK cannot
- * set mtimes: the mtime the VM gives a written file is recorded instead. Every folder on the way
- * to a path is checked not to be a symbolic link (`isSymlink` of `fs.stat`) before anything is
- * written, removed or read there (see `folders` for what that check can and cannot promise).
+ * moves whole files (no streams), so each transfer holds one file in memory, and files above
+ * `maxFileBytes` are refused with TOO_LARGE. Replacing goes through the state folder: the new
+ * content is written there, then renamed over the target when the VM's rename replaces an
+ * existing file (probed once per tree: the SDK drops rename's `overwrite` flag), or else the old
+ * file is first moved aside and put back if the second rename fails. The SDK cannot set mtimes:
+ * the mtime the VM gives a written file is recorded instead. Every folder on the way to a path
+ * is checked not to be a symbolic link (`isSymlink` of `fs.stat`) before anything is written,
+ * removed or read there (see `folders` for what that check can and cannot promise). Only an
+ * ENOENT from the VM means "not there": any other failure (a timeout, a dropped connection)
+ * throws (codesandbox-errors.ts), so a scan never mistakes an unreachable file for a deleted one.
  */
 import { randomUUID } from 'node:crypto';
 import { eachLimit } from '@satchel/client/each-limit.js';
+import { SatchelError } from '@satchel/client/errors.js';
 import {
   STATE_DIR,
   SymlinkInPathError,
@@ -16,6 +22,7 @@ import {
   type TreeWatcher,
   type WrittenFile,
 } from '@satchel/client/sync/tree.js';
+import { fsError, isMissing } from './codesandbox-errors.js';
 
 /** `fs.stat` of the SDK (FSStatResult). */
 export interface CsbStat {
@@ -65,7 +72,21 @@ export interface CsbFileSystem {
   ): Promise<CsbWatcher>;
 }
 
-const STAT_CONCURRENCY = 16;
+/** Calls in flight at once while listing: a large tree must not flood the VM's agent. */
+const LIST_CONCURRENCY = 16;
+/** Default cap on one file: the SDK moves each file whole, in memory, in one message. */
+export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+export interface CodeSandboxTreeOptions {
+  /** Files above this many bytes are refused with TOO_LARGE. Default 64 MiB. */
+  readonly maxFileBytes?: number;
+  /**
+   * Other absolute names of the root in watch events (the VM may report `/project/sandbox/…`
+   * for `/project/workspace/…`). Default: `/project/sandbox` when the root is
+   * `/project/workspace`.
+   */
+  readonly watchAliases?: readonly string[];
+}
 
 function parentOf(path: string): string {
   return path.slice(0, Math.max(0, path.lastIndexOf('/')));
@@ -76,45 +97,82 @@ function foldersOf(path: string): string[] {
   return path.split('/').slice(0, -1);
 }
 
-function fsError(message: string, code: string): Error {
+function codedError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-async function collect(content: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+async function collect(content: AsyncIterable<Uint8Array>, max: number, path: string) {
   const pieces: Buffer[] = [];
-  for await (const piece of content) pieces.push(Buffer.from(piece));
+  let size = 0;
+  for await (const piece of content) {
+    size += piece.byteLength;
+    if (size > max) throw tooLarge(path, size, max);
+    pieces.push(Buffer.from(piece));
+  }
   return Buffer.concat(pieces);
+}
+
+function tooLarge(path: string, size: number, max: number): SatchelError {
+  return new SatchelError(
+    'TOO_LARGE',
+    `${path} is ${size} bytes or more; files moved to or from a CodeSandbox sandbox are limited to ${max} bytes (the SDK moves each file whole, in memory)`,
+    { path, size, limit: max },
+  );
 }
 
 /** The tree rooted at `root` (absolute, in the VM: e.g. the client's `workspacePath`). */
 export class CodeSandboxTree implements SyncTree {
   readonly description: string;
+  private readonly maxFileBytes: number;
+  private readonly aliases: readonly string[];
+  /** Whether rename replaces an existing target; probed on the first replace. */
+  private clobbers: Promise<boolean> | null = null;
 
   constructor(
     private readonly fs: CsbFileSystem,
     readonly root: string,
     sandboxId: string,
+    options: CodeSandboxTreeOptions = {},
   ) {
     this.description = `codesandbox:${sandboxId}:${root}`;
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.aliases =
+      options.watchAliases ?? (root === '/project/workspace' ? ['/project/sandbox'] : []);
   }
 
   private abs(path: string): string {
     return path === '' ? this.root : `${this.root}/${path}`;
   }
 
-  async exists(): Promise<boolean> {
+  /** `fs.stat`, null only for ENOENT; other failures throw (codesandbox-errors.ts). */
+  private async statOrNull(path: string): Promise<CsbStat | null> {
     try {
-      return (await this.fs.stat(this.root)).type === 'directory';
-    } catch {
-      return false;
+      return await this.fs.stat(this.abs(path));
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw fsError(error, 'stat', this.abs(path));
     }
+  }
+
+  /** Runs one SDK call, its failure translated (codesandbox-errors.ts). */
+  private async call<T>(name: string, path: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw fsError(error, name, path);
+    }
+  }
+
+  async exists(): Promise<boolean> {
+    return (await this.statOrNull(''))?.type === 'directory';
   }
 
   /**
    * Checks each folder of `parts` below the root: SymlinkInPathError for a link, ENOTDIR for
    * anything else but a folder. `create` makes missing ones one level at a time (the first
    * with its parents: the root is the caller's) and checks each after making it, so a link
-   * planted in between is refused too. False when one is missing and `create` is false.
+   * planted in between is refused too; a folder that exists already (mkdir's EEXIST, or one
+   * made meanwhile) is fine. False when one is missing and `create` is false.
    *
    * Race-safety: the SDK names files by path only (no descriptors), so this is check-then-use:
    * a process inside the VM could swap a checked folder for a link before the call that
@@ -124,16 +182,22 @@ export class CodeSandboxTree implements SyncTree {
   private async folders(parts: readonly string[], create: boolean): Promise<boolean> {
     for (let i = 0; i < parts.length; i++) {
       const rel = parts.slice(0, i + 1).join('/');
-      let st = await this.fs.stat(this.abs(rel)).catch(() => null);
+      let st = await this.statOrNull(rel);
       if (st === null) {
         if (!create) return false;
-        // Fails when it exists meanwhile: the stat below tells what is there.
-        await this.fs.mkdir(this.abs(rel), i === 0).catch(() => undefined);
-        st = await this.fs.stat(this.abs(rel)).catch(() => null);
-        if (st === null) throw fsError(`${rel} could not be created`, 'ENOENT');
+        let failure: unknown = null;
+        await this.fs.mkdir(this.abs(rel), i === 0).catch((error: unknown) => {
+          failure = error;
+        });
+        st = await this.statOrNull(rel);
+        if (st === null) {
+          throw failure === null
+            ? codedError(`${rel} could not be created`, 'ENOENT')
+            : fsError(failure, 'mkdir', this.abs(rel));
+        }
       }
       if (st.isSymlink) throw new SymlinkInPathError(rel);
-      if (st.type !== 'directory') throw fsError(`${rel} is not a folder`, 'ENOTDIR');
+      if (st.type !== 'directory') throw codedError(`${rel} is not a folder`, 'ENOTDIR');
     }
     return true;
   }
@@ -141,46 +205,49 @@ export class CodeSandboxTree implements SyncTree {
   /** `folders(parts, false)`, with a missing folder as ENOENT. */
   private async existingFolders(path: string): Promise<void> {
     if (!(await this.folders(foldersOf(path), false))) {
-      throw fsError(`${path} does not exist`, 'ENOENT');
+      throw codedError(`${path} does not exist`, 'ENOENT');
     }
   }
 
   /** The entry at `path` as the SDK reports it; its folders are the caller's to check. */
   private async entry(path: string): Promise<TreeEntry | null> {
-    try {
-      const st = await this.fs.stat(this.abs(path));
-      if (st.isSymlink) return { path, type: 'symlink', size: 0, mtimeMs: st.mtime };
-      if (st.type === 'directory') return null;
-      return { path, type: 'file', size: st.size, mtimeMs: st.mtime };
-    } catch {
-      // The SDK reports a missing path as a failed call.
-      return null;
-    }
+    const st = await this.statOrNull(path);
+    if (st === null) return null;
+    if (st.isSymlink) return link(path, st);
+    if (st.type === 'directory') return null;
+    return { path, type: 'file', size: st.size, mtimeMs: st.mtime };
   }
 
-  /** Folders are walked only when `readdir` says they are not links, so no re-check per file. */
+  /**
+   * Folders are walked only when `readdir` says they are not links, so no re-check per file.
+   * One level at a time with at most LIST_CONCURRENCY calls in flight; a folder that vanished
+   * meanwhile (ENOENT) is simply empty, any other failure fails the listing.
+   */
   async list(prune: (dir: string) => boolean): Promise<TreeEntry[]> {
     const out: TreeEntry[] = [];
     const files: string[] = [];
-    const walk = async (dir: string): Promise<void> => {
-      let entries: CsbDirEntry[];
-      try {
-        entries = await this.fs.readdir(this.abs(dir));
-      } catch {
-        return;
-      }
-      await Promise.all(
-        entries.map(async (e) => {
+    let level = [''];
+    while (level.length > 0) {
+      const next: string[] = [];
+      await eachLimit(level, LIST_CONCURRENCY, async (dir) => {
+        let entries: CsbDirEntry[];
+        try {
+          entries = await this.fs.readdir(this.abs(dir));
+        } catch (error) {
+          if (isMissing(error)) return;
+          throw fsError(error, 'readdir', this.abs(dir));
+        }
+        for (const e of entries) {
           const path = dir === '' ? e.name : `${dir}/${e.name}`;
           if (e.isSymlink) out.push({ path, type: 'symlink', size: 0, mtimeMs: 0 });
           else if (e.type === 'directory') {
-            if (!prune(path)) await walk(path);
+            if (!prune(path)) next.push(path);
           } else files.push(path);
-        }),
-      );
-    };
-    await walk('');
-    await eachLimit(files, STAT_CONCURRENCY, async (path) => {
+        }
+      });
+      level = next;
+    }
+    await eachLimit(files, LIST_CONCURRENCY, async (path) => {
       const entry = await this.entry(path);
       if (entry) out.push(entry);
     });
@@ -194,7 +261,8 @@ export class CodeSandboxTree implements SyncTree {
       if (error instanceof SymlinkInPathError) {
         return { path: error.link, type: 'symlink', size: 0, mtimeMs: 0 };
       }
-      return null;
+      if ((error as { code?: unknown }).code === 'ENOTDIR') return null;
+      throw error;
     }
     return this.entry(path);
   }
@@ -202,18 +270,67 @@ export class CodeSandboxTree implements SyncTree {
   /** `readFile` follows links, so the file itself is checked too. */
   async *read(path: string): AsyncGenerator<Uint8Array> {
     await this.existingFolders(path);
-    if ((await this.entry(path))?.type === 'symlink') throw new SymlinkInPathError(path);
-    yield await this.fs.readFile(this.abs(path));
+    const entry = await this.entry(path);
+    if (entry?.type === 'symlink') throw new SymlinkInPathError(path);
+    if (entry === null) throw codedError(`${path} does not exist`, 'ENOENT');
+    if (entry.size > this.maxFileBytes) throw tooLarge(path, entry.size, this.maxFileBytes);
+    yield await this.call('readFile', this.abs(path), () => this.fs.readFile(this.abs(path)));
   }
 
-  /** Writes `data` to the state folder, checks the target's folders, renames it over `path`. */
+  /**
+   * Whether `rename` replaces an existing file: the SDK documents an `overwrite` flag but does
+   * not send it, so what happens is the VM's default. Probed once, in the state folder.
+   */
+  private renameClobbers(): Promise<boolean> {
+    this.clobbers ??= (async () => {
+      const from = this.abs(`${STATE_DIR}/tmp/probe-${randomUUID()}`);
+      const to = this.abs(`${STATE_DIR}/tmp/probe-${randomUUID()}`);
+      await this.call('writeFile', from, () => this.fs.writeFile(from, Buffer.from('new')));
+      await this.call('writeFile', to, () => this.fs.writeFile(to, Buffer.from('old')));
+      let replaced = false;
+      try {
+        await this.fs.rename(from, to, true);
+        replaced = Buffer.from(await this.fs.readFile(to)).toString() === 'new';
+      } catch {
+        // Refused: the VM will not rename over a file.
+      }
+      await this.fs.remove(from, false).catch(() => undefined);
+      await this.fs.remove(to, false).catch(() => undefined);
+      return replaced;
+    })();
+    return this.clobbers;
+  }
+
+  /**
+   * Writes `data` to the state folder, checks the target's folders, then puts it at `path`:
+   * one rename when the VM's rename replaces files; otherwise the old file is renamed aside
+   * first and renamed back if the new one cannot take its place, so a failure leaves the old
+   * content (readers may find no file for the moment between the two renames).
+   */
   private async replace(path: string, data: Uint8Array): Promise<void> {
     await this.folders([STATE_DIR, 'tmp'], true);
     const tmp = this.abs(`${STATE_DIR}/tmp/${randomUUID()}`);
-    await this.fs.writeFile(tmp, data, { create: true, overwrite: true });
+    await this.call('writeFile', tmp, () =>
+      this.fs.writeFile(tmp, data, { create: true, overwrite: true }),
+    );
+    const target = this.abs(path);
     try {
       await this.folders(foldersOf(path), true);
-      await this.fs.rename(tmp, this.abs(path), true);
+      const clobbers = await this.renameClobbers();
+      const old = clobbers ? null : await this.entry(path);
+      if (old === null) {
+        await this.call('rename', target, () => this.fs.rename(tmp, target, true));
+        return;
+      }
+      const aside = this.abs(`${STATE_DIR}/tmp/${randomUUID()}.old`);
+      await this.call('rename', target, () => this.fs.rename(target, aside, false));
+      try {
+        await this.call('rename', target, () => this.fs.rename(tmp, target, false));
+      } catch (error) {
+        await this.fs.rename(aside, target, false).catch(() => undefined);
+        throw error;
+      }
+      await this.fs.remove(aside, false).catch(() => undefined);
     } catch (error) {
       await this.fs.remove(tmp, false).catch(() => undefined);
       throw error;
@@ -221,8 +338,8 @@ export class CodeSandboxTree implements SyncTree {
   }
 
   async write(path: string, content: AsyncIterable<Uint8Array>): Promise<WrittenFile> {
-    await this.replace(path, await collect(content));
-    const st = await this.fs.stat(this.abs(path));
+    await this.replace(path, await collect(content, this.maxFileBytes, path));
+    const st = await this.call('stat', this.abs(path), () => this.fs.stat(this.abs(path)));
     return { size: st.size, mtimeMs: st.mtime };
   }
 
@@ -230,11 +347,12 @@ export class CodeSandboxTree implements SyncTree {
     try {
       if (!(await this.folders(foldersOf(path), false))) return;
     } catch (error) {
-      if (error instanceof SymlinkInPathError) throw error;
-      return; // a file where a folder should be: nothing to remove beneath it
+      if ((error as { code?: unknown }).code === 'ENOTDIR') return; // nothing beneath a file
+      throw error;
     }
     if ((await this.entry(path)) === null) return;
-    await this.fs.remove(this.abs(path), false);
+    await this.call('remove', this.abs(path), () => this.fs.remove(this.abs(path), false));
+    // Folders the file left empty go too; best effort: a failure here loses nothing.
     let dir = parentOf(path);
     while (dir !== '') {
       const left = await this.fs.readdir(this.abs(dir)).catch(() => null);
@@ -247,8 +365,10 @@ export class CodeSandboxTree implements SyncTree {
   async rename(from: string, to: string): Promise<void> {
     await this.existingFolders(from);
     await this.folders(foldersOf(to), true);
-    if ((await this.entry(to)) !== null) throw fsError(`${to} exists`, 'EEXIST');
-    await this.fs.rename(this.abs(from), this.abs(to), false);
+    if ((await this.entry(to)) !== null) throw codedError(`${to} exists`, 'EEXIST');
+    await this.call('rename', this.abs(to), () =>
+      this.fs.rename(this.abs(from), this.abs(to), false),
+    );
   }
 
   async readState(name: string): Promise<string | null> {
@@ -256,7 +376,10 @@ export class CodeSandboxTree implements SyncTree {
     if (!(await this.folders([STATE_DIR], false)) || (await this.entry(path)) === null) {
       return null;
     }
-    return Buffer.from(await this.fs.readFile(this.abs(path))).toString('utf8');
+    const bytes = await this.call('readFile', this.abs(path), () =>
+      this.fs.readFile(this.abs(path)),
+    );
+    return Buffer.from(bytes).toString('utf8');
   }
 
   async writeState(name: string, text: string): Promise<void> {
@@ -268,15 +391,28 @@ export class CodeSandboxTree implements SyncTree {
     await this.writeState(name, `${(await this.readState(name)) ?? ''}${text}`);
   }
 
+  /** The tree path of a path in a watch event (absolute, under an alias, or relative). */
+  private treePath(vmPath: string): string | null {
+    for (const base of [this.root, ...this.aliases]) {
+      const prefix = `${base}/`;
+      if (vmPath.startsWith(prefix)) return vmPath.slice(prefix.length);
+      // The SDK rewrites `home/<user>/workspace/` to `sandbox/` without the leading slash.
+      if (`/${vmPath}`.startsWith(prefix)) return vmPath.slice(prefix.length - 1);
+    }
+    return vmPath.startsWith('/') ? null : vmPath;
+  }
+
+  /** Events come in batches; each event may name several paths. */
   async watch(onChange: (paths: readonly string[]) => void): Promise<TreeWatcher> {
-    const watcher = await this.fs.watch(this.root, {
-      recursive: true,
-      excludes: [`${STATE_DIR}/**`, '.git/**'],
-    });
-    const prefix = `${this.root}/`;
+    const watcher = await this.call('watch', this.root, () =>
+      this.fs.watch(this.root, {
+        recursive: true,
+        excludes: [`${STATE_DIR}/**`, '.git/**'],
+      }),
+    );
     const subscription = watcher.onEvent((event) => {
       const paths = event.paths
-        .map((p) => (p.startsWith(prefix) ? p.slice(prefix.length) : p.startsWith('/') ? null : p))
+        .map((p) => this.treePath(p))
         .filter((p): p is string => p !== null && p !== '' && !p.startsWith(STATE_DIR));
       if (paths.length > 0) onChange(paths);
     });
@@ -287,4 +423,8 @@ export class CodeSandboxTree implements SyncTree {
       },
     };
   }
+}
+
+function link(path: string, st: CsbStat): TreeEntry {
+  return { path, type: 'symlink', size: 0, mtimeMs: st.mtime };
 }

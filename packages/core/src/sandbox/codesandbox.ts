@@ -1,10 +1,15 @@
 /**
- * The `codesandbox` sandbox provider on @codesandbox/sdk: create from a template, resume (the
- * SDK's `bootupType` says whether memory and files survived), hibernate, shutdown; the tree over
- * `client.fs`, exec over `client.commands`. It depends on the narrow interfaces below, which the
- * real SDK satisfies (checked at compile time), so tests run it against a local stand-in.
+ * The `codesandbox` sandbox provider on @codesandbox/sdk: create from a template (a fork: the
+ * template's files are recorded so they are not uploaded as the agent's work, an inherited
+ * `.satchel-sync/` is discarded), resume (the SDK's `bootupType` says whether memory and files
+ * survived; after CLEAN and FORK the setup tasks run again and are waited for), hibernate,
+ * shutdown; the tree over `client.fs`, exec over `client.commands`. It depends on the narrow
+ * interfaces below, which the real SDK satisfies (checked at compile time, and run in tests
+ * against a wire-level stand-in, test-support/codesandbox-wire.ts).
  */
 import { SatchelError } from '@satchel/client/errors.js';
+import { STATE_DIR } from '@satchel/client/sync/tree.js';
+import { lifecycleError } from './codesandbox-errors.js';
 import { CodeSandboxTree, type CsbFileSystem } from './codesandbox-tree.js';
 import type {
   BootKind,
@@ -14,21 +19,38 @@ import type {
   SandboxHandle,
   SandboxProvider,
 } from './provider.js';
+import { TEMPLATE_STATE } from './template.js';
 
 /** What `sandbox.bootupType` says about how the VM came up. */
 export type CsbBootupType = 'RUNNING' | 'CLEAN' | 'RESUME' | 'FORK';
+
+interface Disposable {
+  dispose(): void;
+}
+
+/** A command started with `runBackground` (class Command). */
+export interface CsbCommand {
+  onOutput(listener: (out: string) => void): Disposable;
+  /** Resolves with the output; rejects with a CommandError (`exitCode`, `output`) on failure. */
+  waitUntilComplete(): Promise<string>;
+  kill(): Promise<void>;
+}
 
 /** A connected sandbox client (SandboxClient), as far as Satchel uses it. */
 export interface CsbClient {
   readonly fs: CsbFileSystem;
   readonly commands: {
-    /** Resolves with the output; rejects with a CommandError (`exitCode`, `output`) on failure. */
-    run(
+    runBackground(
       command: string | string[],
       opts?: { cwd?: string; env?: Record<string, string> },
-    ): Promise<string>;
+    ): Promise<CsbCommand>;
+  };
+  readonly setup: {
+    getSteps(): ReadonlyArray<{ waitUntilComplete(): Promise<void> }>;
   };
   readonly workspacePath: string;
+  onStateChange(listener: (state: string) => void): Disposable;
+  keepActiveWhileConnected(enabled: boolean): void;
   disconnect(): Promise<void>;
 }
 
@@ -41,9 +63,9 @@ export interface CsbSandbox {
 
 /**
  * `sdk.sandboxes` (class Sandboxes), as far as Satchel uses it. Declared here because the SDK's
- * .d.ts files do not resolve under NodeNext; test-support/codesandbox-stand-in.ts checks with
- * the SDK's own types (`tsc -p tsconfig.sdk.json`, part of `pnpm typecheck`) that the real
- * `Sandboxes` and `SandboxClient` satisfy these interfaces.
+ * .d.ts files do not resolve under NodeNext; codesandbox-sdk.check.ts checks with the SDK's own
+ * types (`tsc -p tsconfig.sdk.json`, part of `pnpm typecheck`) that the real `Sandboxes` and
+ * `SandboxClient` satisfy these interfaces.
  */
 export interface CsbSandboxes {
   create(opts?: {
@@ -64,6 +86,20 @@ const BOOT: Readonly<Record<CsbBootupType, BootKind>> = {
   FORK: 'new',
 };
 
+/**
+ * Commands run in a PTY nobody types into: no pager, no colours, no prompts (stdin is
+ * /dev/null, so a read gets end-of-file instead of waiting forever).
+ */
+export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
+  CI: '1',
+  TERM: 'dumb',
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  NO_COLOR: '1',
+  DEBIAN_FRONTEND: 'noninteractive',
+  GIT_TERMINAL_PROMPT: '0',
+};
+
 /** One argv as a POSIX shell command line (the SDK runs commands through a shell). */
 export function shellQuote(argv: readonly string[]): string {
   return argv
@@ -71,22 +107,30 @@ export function shellQuote(argv: readonly string[]): string {
     .join(' ');
 }
 
-function exitCodeOf(error: unknown): { exitCode: number; output: string } | null {
-  if (typeof error !== 'object' || error === null) return null;
-  const { exitCode, output } = error as { exitCode?: unknown; output?: unknown };
-  if (typeof exitCode !== 'number') return null;
-  return { exitCode, output: typeof output === 'string' ? output : '' };
+function exitCodeOf(error: unknown): number | null {
+  const exitCode = (error as { exitCode?: unknown } | null)?.exitCode;
+  return typeof exitCode === 'number' && Number.isInteger(exitCode) ? exitCode : null;
 }
 
-/**
- * The SDK reports an API answer 404 as a plain Error whose message ends in ": Sandbox not found"
- * (its `handleResponse`), with no status or code to test instead; that becomes NOT_FOUND.
- */
-function asNotFound(error: unknown, id: string): unknown {
-  if (error instanceof Error && error.message.endsWith(': Sandbox not found')) {
-    return new SatchelError('NOT_FOUND', `sandbox ${id} not found`, { sandbox: id });
-  }
-  return error;
+/** CSI sequences (colours, cursor moves) a PTY may add; TERM=dumb makes most programs skip them. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what it matches
+const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07/g;
+
+/** PTY output as a pipe would give it: LF line ends, no escape sequences. */
+export function plainOutput(out: string): string {
+  return out.replace(ANSI, '').replace(/\r\n/g, '\n');
+}
+
+/** Rejects with UNAVAILABLE naming `what` when `promise` takes longer than `ms`. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new SatchelError('UNAVAILABLE', `${what} took longer than ${ms} ms`, {})),
+      ms,
+    );
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 export interface CodeSandboxOptions {
@@ -94,6 +138,14 @@ export interface CodeSandboxOptions {
   readonly template?: string;
   /** The tree's folder inside the VM. Default: the client's `workspacePath`. */
   readonly root?: string;
+  /** How long `connect` may take, ms. Default 60 000. */
+  readonly connectTimeoutMs?: number;
+  /** How long to wait for setup tasks after a CLEAN or FORK boot, ms. Default 300 000. */
+  readonly setupTimeoutMs?: number;
+  /** Default command timeout when `exec` is given none, ms. Default 3 600 000. */
+  readonly commandTimeoutMs?: number;
+  /** Files above this size are refused (CodeSandboxTree). Default 64 MiB. */
+  readonly maxFileBytes?: number;
 }
 
 /** Sandboxes on CodeSandbox (or anything implementing the SDK's interfaces). */
@@ -107,17 +159,61 @@ export class CodeSandboxProvider implements SandboxProvider {
   ) {}
 
   private async open(sandbox: CsbSandbox, boot: BootKind): Promise<SandboxHandle> {
-    const client = await sandbox.connect();
+    const client = await within(
+      sandbox.connect(),
+      this.options.connectTimeoutMs ?? 60_000,
+      `connecting to sandbox ${sandbox.id}`,
+    ).catch((error: unknown) => {
+      throw lifecycleError(error, sandbox.id);
+    });
     this.clients.set(sandbox.id, client);
+    if (boot === 'clean' || boot === 'new') await this.waitForSetup(client, sandbox.id);
     const root = this.options.root ?? client.workspacePath;
+    const tree = new CodeSandboxTree(client.fs, root, sandbox.id, {
+      ...(this.options.maxFileBytes === undefined
+        ? {}
+        : { maxFileBytes: this.options.maxFileBytes }),
+    });
+    if (boot === 'new') await this.forget(client, root, tree);
     return {
       id: sandbox.id,
       boot,
-      tree: new CodeSandboxTree(client.fs, root, sandbox.id),
+      tree,
       exec: (command, options) => this.exec(client, root, command, options),
     };
   }
 
+  /**
+   * After CLEAN and FORK boots the template's setup tasks run again (installs, builds); files
+   * they write would race the restore. A failed step is not ours to judge: only waited for.
+   */
+  private async waitForSetup(client: CsbClient, id: string): Promise<void> {
+    const steps = client.setup.getSteps().map((step) => step.waitUntilComplete().catch(() => {}));
+    await within(
+      Promise.all(steps),
+      this.options.setupTimeoutMs ?? 300_000,
+      `the setup tasks of sandbox ${id}`,
+    );
+  }
+
+  /**
+   * A fresh fork: the sync state a template may carry is not this sandbox's (discarded), and
+   * the template's files are recorded (template.ts) so runInSandbox does not upload them.
+   */
+  private async forget(client: CsbClient, root: string, tree: CodeSandboxTree): Promise<void> {
+    await client.fs.remove(`${root}/${STATE_DIR}`, true).catch(() => undefined);
+    const files = await tree.list((dir) => dir === '.git');
+    const paths = files.filter((f) => f.type === 'file').map((f) => f.path);
+    await tree.writeState(TEMPLATE_STATE, `${JSON.stringify(paths.sort())}\n`);
+  }
+
+  /**
+   * Runs `command` through the SDK's shell (bash in a PTY): output streamed as it comes (CRLF
+   * and escape sequences removed; stdout and stderr arrive merged, all on `stdout`), stdin at
+   * end-of-file, NON_INTERACTIVE_ENV, the sandbox kept awake meanwhile. A timeout kills the
+   * command (exit code 124); a sandbox that hibernates or drops the connection meanwhile fails
+   * the call with UNAVAILABLE instead of waiting for an exit that will not come.
+   */
   private async exec(
     client: CsbClient,
     cwd: string,
@@ -127,33 +223,70 @@ export class CodeSandboxProvider implements SandboxProvider {
     if (command.length === 0) {
       throw new SatchelError('INVALID_INPUT', 'no command to run', { field: 'command' });
     }
-    const run = { cwd, ...(options.env === undefined ? {} : { env: { ...options.env } }) };
+    const env = { ...NON_INTERACTIVE_ENV, ...options.env };
+    const line = `exec 0</dev/null; ${shellQuote(command)}`;
+    client.keepActiveWhileConnected(true);
+    const disposables: Disposable[] = [];
+    let timer: NodeJS.Timeout | undefined;
     try {
-      const output = await client.commands.run(shellQuote(command), run);
-      options.stdout?.write(output.endsWith('\n') || output === '' ? output : `${output}\n`);
-      return { exitCode: 0 };
-    } catch (error) {
-      const failed = exitCodeOf(error);
-      if (failed === null) throw error;
-      options.stdout?.write(failed.output);
-      return { exitCode: failed.exitCode };
+      const cmd = await client.commands.runBackground(line, { cwd, env });
+      disposables.push(cmd.onOutput((out) => options.stdout?.write(plainOutput(out))));
+      const lost = new Promise<never>((_, reject) => {
+        disposables.push(
+          client.onStateChange((state) => {
+            if (state !== 'HIBERNATED' && state !== 'DISCONNECTED') return;
+            reject(
+              new SatchelError(
+                'UNAVAILABLE',
+                `the sandbox ${state === 'HIBERNATED' ? 'hibernated' : 'disconnected'} while the command was running; its outcome is unknown`,
+                { provider: 'codesandbox', state },
+              ),
+            );
+          }),
+        );
+      });
+      const ms = options.timeoutMs ?? this.options.commandTimeoutMs ?? 3_600_000;
+      const timedOut = new Promise<number>((resolve) => {
+        timer = setTimeout(() => {
+          options.stderr?.write(`satchel: the command took longer than ${ms} ms: stopped\n`);
+          void cmd.kill().catch(() => undefined);
+          resolve(124);
+        }, ms);
+      });
+      const finished = cmd.waitUntilComplete().then(
+        () => 0,
+        (error: unknown) => {
+          const exitCode = exitCodeOf(error);
+          if (exitCode === null) throw error;
+          return exitCode;
+        },
+      );
+      return { exitCode: await Promise.race([finished, timedOut, lost]) };
+    } finally {
+      clearTimeout(timer);
+      for (const d of disposables) d.dispose();
+      client.keepActiveWhileConnected(false);
     }
   }
 
   async create(options: CreateSandbox = {}): Promise<SandboxHandle> {
     const template = options.template ?? this.options.template;
-    const sandbox = await this.sandboxes.create({
-      ...(template === undefined ? {} : { id: template }),
-      // Agent data is nobody else's business; "public" is the SDK's default.
-      privacy: 'private',
-      tags: ['satchel'],
-    });
+    const sandbox = await this.sandboxes
+      .create({
+        ...(template === undefined ? {} : { id: template }),
+        // Agent data is nobody else's business; "public-hosts" is the SDK's default.
+        privacy: 'private',
+        tags: ['satchel'],
+      })
+      .catch((error: unknown) => {
+        throw lifecycleError(error, template ?? 'the default template');
+      });
     return this.open(sandbox, 'new');
   }
 
   async resume(id: string): Promise<SandboxHandle> {
     const sandbox = await this.sandboxes.resume(id).catch((error: unknown) => {
-      throw asNotFound(error, id);
+      throw lifecycleError(error, id);
     });
     return this.open(sandbox, BOOT[sandbox.bootupType] ?? 'clean');
   }
@@ -167,24 +300,29 @@ export class CodeSandboxProvider implements SandboxProvider {
   async hibernate(id: string): Promise<void> {
     await this.disconnect(id);
     await this.sandboxes.hibernate(id).catch((error: unknown) => {
-      throw asNotFound(error, id);
+      throw lifecycleError(error, id);
     });
   }
 
   async shutdown(id: string): Promise<void> {
     await this.disconnect(id);
     await this.sandboxes.shutdown(id).catch((error: unknown) => {
-      throw asNotFound(error, id);
+      throw lifecycleError(error, id);
     });
   }
 }
 
-/** The provider on the real service, with `apiKey` (CSB_API_KEY). Loads the SDK on first use. */
+/**
+ * The provider on the real service, with `apiKey` (CSB_API_KEY); `baseUrl` points the SDK at
+ * another API (a stand-in in tests). Loads the SDK on first use.
+ */
 export async function codeSandboxProvider(
   apiKey: string,
-  options: CodeSandboxOptions = {},
+  options: CodeSandboxOptions & { readonly baseUrl?: string } = {},
 ): Promise<CodeSandboxProvider> {
   const { CodeSandbox } = await import('@codesandbox/sdk');
-  const sandboxes: CsbSandboxes = new CodeSandbox(apiKey).sandboxes;
-  return new CodeSandboxProvider(sandboxes, options);
+  const { baseUrl, ...rest } = options;
+  const sdk = new CodeSandbox(apiKey, baseUrl === undefined ? {} : { baseUrl });
+  const sandboxes: CsbSandboxes = sdk.sandboxes as unknown as CsbSandboxes;
+  return new CodeSandboxProvider(sandboxes, rest);
 }

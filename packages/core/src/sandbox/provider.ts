@@ -17,6 +17,8 @@ export interface ExecOptions {
   /** Where the command's output goes (default: discarded). */
   readonly stdout?: Writable;
   readonly stderr?: Writable;
+  /** Stop the command after this many ms: exit code 124. Default: the provider's (codesandbox). */
+  readonly timeoutMs?: number;
 }
 
 export interface ExecResult {

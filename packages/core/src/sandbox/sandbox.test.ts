@@ -1,16 +1,12 @@
 /**
  * Agent runs in sandboxes that hibernate, resume and reset: the local provider on real
- * directories and processes, and the codesandbox provider against a local stand-in of the SDK.
+ * directories and processes (the codesandbox provider's runs: codesandbox.test.ts).
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { catFile, openTemp, tempDir } from '../test-support/temp.js';
-import { CodeSandboxProvider } from './codesandbox.js';
-import { StandInSandboxes } from './codesandbox-stand-in.js';
 import { LocalSandboxProvider } from './local.js';
-import type { SandboxProvider } from './provider.js';
 import { runInSandbox } from './run.js';
 
 async function workspaceFiles(satchel: Awaited<ReturnType<typeof openTemp>>['satchel']) {
@@ -84,48 +80,5 @@ describe('local sandbox provider', () => {
     const provider = new LocalSandboxProvider(await tempDir('sandboxes-'));
     await expect(provider.resume('../etc')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(provider.create({ id: 'a/b' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-  });
-});
-
-describe('codesandbox provider (against a local stand-in of @codesandbox/sdk)', () => {
-  it('creates from a template, resumes, and rehydrates after a CLEAN boot', async () => {
-    const { satchel } = await openTemp();
-    const sdk = new StandInSandboxes(await tempDir('csb-'));
-    const provider: SandboxProvider = new CodeSandboxProvider(sdk);
-    const first = await runInSandbox({
-      provider,
-      satchel,
-      workspace: 'ws',
-      command: ['sh', '-c', 'echo "from the VM" > result.txt'],
-    });
-    expect(first).toMatchObject({ boot: 'new', exitCode: 0 });
-    expect(first.save.uploaded).toBe(1);
-    const id = first.sandbox;
-    expect(sdk.calls).toEqual(['create', `hibernate ${id}`]);
-    const tree = join(sdk.vmRoot(id), 'project/workspace');
-    expect(await readFile(join(tree, 'result.txt'), 'utf8')).toBe('from the VM\n');
-
-    const second = await runInSandbox({
-      provider,
-      satchel,
-      workspace: 'ws',
-      sandbox: id,
-      command: ['sh', '-c', 'cat result.txt > copy.txt; exit 4'],
-    });
-    expect(second).toMatchObject({ boot: 'resumed', exitCode: 4 });
-    expect(second.restore).toMatchObject({ reset: false, downloaded: 0 });
-
-    await sdk.expireSnapshot(id);
-    const third = await runInSandbox({
-      provider,
-      satchel,
-      workspace: 'ws',
-      sandbox: id,
-      command: ['ls'],
-    });
-    expect(third.boot).toBe('clean');
-    expect(third.restore).toMatchObject({ reset: true, downloaded: 2, deletedRemote: 0 });
-    expect(await readFile(join(tree, 'copy.txt'), 'utf8')).toBe('from the VM\n');
-    expect((await catFile(satchel, '/copy.txt')).toString()).toBe('from the VM\n');
   });
 });
