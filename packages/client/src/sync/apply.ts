@@ -93,6 +93,15 @@ async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
   return Buffer.concat(pieces);
 }
 
+/** The state of content `file` as the tree holds it now (`at`: its mtime and inode). */
+function written(
+  file: { seq: number; hash: string; size: number },
+  at: { mtimeMs: number; ino?: number | undefined },
+): FileState {
+  const state = { seq: file.seq, hash: file.hash, size: file.size, mtimeMs: at.mtimeMs };
+  return at.ino === undefined ? state : { ...state, ino: at.ino };
+}
+
 type Upload = Extract<SyncAction, { kind: 'upload' }>;
 
 /** A result with nothing done yet. */
@@ -220,12 +229,10 @@ export class Applier {
   /** The state after an upload; an mtime of -1 makes the next scan hash the file again. */
   private stateOf(info: FileInfo, local: LocalFile): FileState {
     const hash = info.hash ?? '';
-    return {
-      seq: info.seq,
-      hash,
-      size: info.size,
-      mtimeMs: hash === local.hash ? local.mtimeMs : -1,
-    };
+    return written(
+      { seq: info.seq, hash, size: info.size },
+      { mtimeMs: hash === local.hash ? local.mtimeMs : -1, ino: local.ino },
+    );
   }
 
   private async upload(path: string, local: LocalFile, ifMatch: number | null): Promise<FileInfo> {
@@ -315,13 +322,7 @@ export class Applier {
       this.result.retry++;
       return;
     }
-    const written = await this.fetch(path, remote, name);
-    await this.ctx.state.set(path, {
-      seq: remote.seq,
-      hash: remote.hash,
-      size: remote.size,
-      mtimeMs: written.mtimeMs,
-    });
+    await this.ctx.state.set(path, written(remote, await this.fetch(path, remote, name)));
   }
 
   private async fetch(path: string, remote: RemoteFile, name: string) {
@@ -358,13 +359,7 @@ export class Applier {
     const moved: LocalFile = { ...local, path: keptAs, name: keptName };
     const keptInfo = await this.upload(keptAs, moved, null);
     await state.set(keptAs, this.stateOf(keptInfo, moved));
-    const written = await this.fetch(path, remote, local.name);
-    await state.set(path, {
-      seq: remote.seq,
-      hash: remote.hash,
-      size: remote.size,
-      mtimeMs: written.mtimeMs,
-    });
+    await state.set(path, written(remote, await this.fetch(path, remote, local.name)));
     const conflict: SyncConflict = {
       path,
       base: base === null ? null : { seq: base.seq, hash: base.hash },

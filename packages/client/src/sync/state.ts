@@ -23,6 +23,8 @@ export interface FileState {
   readonly hash: string;
   readonly size: number;
   readonly mtimeMs: number;
+  /** The tree's inode number when it has one; absent in states written before it was kept. */
+  readonly ino?: number;
 }
 
 interface StateData {
@@ -32,6 +34,15 @@ interface StateData {
   lastSyncAt: string | null;
   files: Record<string, FileState>;
   conflicts: SyncConflict[];
+  /** Where the workspace held exactly `files` (settled.ts); absent once anything changed. */
+  settled?: SettledPosition;
+}
+
+/** The workspace's seq at which its files (under rules `rules`) were exactly the state's. */
+export interface SettledPosition {
+  readonly seq: number;
+  /** The ignore rules' key (IgnoreRules.key): other rules would list other files. */
+  readonly rules: string;
 }
 
 type JournalLine =
@@ -102,6 +113,8 @@ export class SyncState {
   }
 
   private apply(line: JournalLine): void {
+    // The files changed since the position was taken: it no longer says anything.
+    if (line.op !== 'conflict') delete this.data.settled;
     if (line.op === 'set') this.data.files[line.path] = line.file;
     else if (line.op === 'del') delete this.data.files[line.path];
     else if (!this.data.conflicts.some((c) => c.keptAs === line.conflict.keptAs)) {
@@ -121,6 +134,9 @@ export class SyncState {
   }
   get conflicts(): readonly SyncConflict[] {
     return this.data.conflicts;
+  }
+  get settled(): SettledPosition | null {
+    return this.data.settled ?? null;
   }
   get size(): number {
     return Object.keys(this.data.files).length;
@@ -163,11 +179,16 @@ export class SyncState {
     return this.flushing;
   }
 
-  /** Folds everything into state.json (atomic, durable) and empties the journal. */
-  async checkpoint(cursor: number, now: number): Promise<void> {
+  /**
+   * Folds everything into state.json (atomic, durable) and empties the journal; `settled` is
+   * saved with it when given (the caller checked it against the workspace: settled.ts).
+   */
+  async checkpoint(cursor: number, now: number, settled?: SettledPosition): Promise<void> {
     await this.flush();
     this.data.cursor = Math.max(this.data.cursor, cursor);
     this.data.lastSyncAt = new Date(now).toISOString();
+    if (settled === undefined) delete this.data.settled;
+    else this.data.settled = settled;
     await this.tree.writeState(STATE_FILE, JSON.stringify(this.data));
     // A crash before this line replays the journal onto the new state: every line is idempotent.
     await this.tree.writeState(JOURNAL_FILE, '');
