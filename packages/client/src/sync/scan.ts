@@ -46,8 +46,10 @@ export function workspacePath(name: string): string | null {
 }
 
 function localFile(path: string, entry: TreeEntry, hash: string): LocalFile {
-  const file = { path, name: entry.path, size: entry.size, mtimeMs: entry.mtimeMs, hash };
-  return entry.ino === undefined ? file : { ...file, ino: entry.ino };
+  const { size, mtimeMs, ino } = entry;
+  return ino === undefined
+    ? { path, name: entry.path, size, mtimeMs, hash }
+    : { path, name: entry.path, size, mtimeMs, hash, ino };
 }
 
 /**
