@@ -29,6 +29,8 @@ export interface SyncProgress {
   readonly total: number;
   /** Bytes of the files moved so far (counted when each file is done). */
   readonly bytes: number;
+  /** Bytes the planned uploads and downloads move in all (known once the plan is). */
+  readonly totalBytes: number;
   /**
    * Of those (or of files still under way), bytes the server already had from an earlier run:
    * resumed uploads continued from their offset, not sent again.
@@ -102,6 +104,14 @@ function written(
   return at.ino === undefined ? state : { ...state, ino: at.ino };
 }
 
+/** The bytes an action moves: what it uploads or downloads (a conflict does both). */
+function bytesOf(action: SyncAction): number {
+  if (action.kind === 'upload') return action.local.size;
+  if (action.kind === 'download') return action.remote.size;
+  if (action.kind === 'conflict') return action.local.size + action.remote.size;
+  return 0;
+}
+
 type Upload = Extract<SyncAction, { kind: 'upload' }>;
 
 /** A result with nothing done yet. */
@@ -125,12 +135,14 @@ export class Applier {
   readonly result: ApplyResult = emptyApplyResult();
   private done = 0;
   private total = 0;
+  private totalBytes = 0;
   private resumed = 0;
 
   constructor(private readonly ctx: ApplyContext) {}
 
   async apply(actions: readonly SyncAction[]): Promise<void> {
     this.total += actions.length;
+    this.totalBytes += actions.reduce((sum, action) => sum + bytesOf(action), 0);
     const small: Upload[] = [];
     const rest: SyncAction[] = [];
     for (const action of actions) {
@@ -157,6 +169,7 @@ export class Applier {
       done: this.done,
       total: this.total,
       bytes: this.result.bytesUp + this.result.bytesDown,
+      totalBytes: this.totalBytes,
       resumed: this.resumed,
     });
   }
