@@ -1,6 +1,6 @@
-/** Progress bars of `put` and `get`: drawn on a terminal's stderr, absent everywhere else. */
+/** Progress bars of `put`, `get` and `sync`: drawn on a terminal's stderr, absent everywhere else. */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -61,6 +61,20 @@ describe('progress bars', () => {
     expect(get.stderr).toContain('100% 3.0 MiB/3.0 MiB');
     expect(get.stderr.endsWith('\n')).toBe(true);
     expect(Buffer.compare(await readFile(join(dir, 'copy.bin')), content)).toBe(0);
+  });
+
+  it('show files and bytes of a sync, with speed and ETA, on a terminal', async () => {
+    expect((await satchel(['ws', 'create', 'w'], false)).code).toBe(0);
+    await mkdir(join(dir, 'tree'));
+    for (let i = 0; i < 4; i++)
+      await writeFile(join(dir, 'tree', `f${i}.bin`), randomBytes(512 * 1024));
+
+    const sync = await satchel(['sync', 'tree'], true);
+    expect(sync.code, sync.stderr).toBe(0);
+    expect(sync.stderr).toContain('sync tree 4/4 files [');
+    expect(sync.stderr).toContain('100% 2.0 MiB/2.0 MiB');
+    expect(sync.stderr).toMatch(/\d+(\.\d)? [KMG]?i?B\/s ETA /);
+    expect(sync.stderr.endsWith('\n')).toBe(true);
   });
 
   it('stay off when stderr is not a terminal, and for small files', async () => {

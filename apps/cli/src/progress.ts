@@ -30,6 +30,8 @@ export interface ProgressOptions {
   readonly minBytes?: number;
   /** What is counted: bytes (default, `1.5 MiB`) or rows (`1200 rows`). */
   readonly unit?: 'bytes' | 'rows';
+  /** More to show after the label, read at every redraw (sync: `120/10000 files`). */
+  readonly detail?: () => string;
 }
 
 export interface Progress {
@@ -91,8 +93,8 @@ export function progressBar(options: ProgressOptions): Progress {
   const bar = new Bar({
     stream,
     format: known
-      ? `${label} [{bar}] {percentage}% {done}/{size}{resumed} {speed} ETA {left}`
-      : `${label} {done}{resumed} {speed}`,
+      ? `${label}{detail} [{bar}] {percentage}% {done}/{size}{resumed} {speed} ETA {left}`
+      : `${label}{detail} {done}{resumed} {speed}`,
     barsize: 24,
     barCompleteChar: '#',
     barIncompleteChar: '-',
@@ -114,6 +116,7 @@ export function progressBar(options: ProgressOptions): Progress {
     const rate = elapsed > 0 ? moved / elapsed : 0;
     const left = known && rate > 0 ? humanDuration((total - bytes) / rate) : '-';
     return {
+      detail: options.detail === undefined ? '' : ` ${options.detail()}`,
       done: show(bytes),
       size: show(total ?? bytes),
       resumed:

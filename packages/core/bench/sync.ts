@@ -2,7 +2,8 @@
  * Sync on a generated tree (default 10,000 files, ~100 MB, deterministic): initial push time;
  * a no-change rescan against `rsync -a --dry-run` of the same tree to an identical copy (rsync
  * compares size and mtime too, so both sides do the same work: a stat walk); one-file edit
- * propagation between two watched trees through the engine, p50/p95.
+ * propagation between two watched trees through the engine, p50/p95; rehydrating an empty tree
+ * from the workspace against `cp -a` of the same tree.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -24,6 +25,8 @@ import {
 } from './util.js';
 
 const TARGET_RATIO = 1.0;
+const TARGET_REHYDRATE_S = 3;
+const TARGET_REHYDRATE_RATIO = 1.5;
 const TARGET_P95_MS = 500;
 
 /** xorshift32: the same tree on every run. */
@@ -163,7 +166,31 @@ export async function syncBench(config: BenchConfig): Promise<Check[]> {
         }),
     },
   ]);
+  // Rehydrate: a reset (empty) tree restored from the workspace, against `cp -a` of the tree.
+  const [cpTimes = [], rehydrateTimes = []] = await interleave(config.rounds, [
+    {
+      label: 'cp -a',
+      run: async () => {
+        const target = await freshDir(config, 'sync-cp-copy');
+        execFileSync('rm', ['-rf', target]);
+        return seconds(() => void execFileSync('cp', ['-a', tree, target]));
+      },
+    },
+    {
+      label: 'satchel sync (rehydrate)',
+      run: async () => {
+        const target = await freshDir(config, 'sync-rehydrate');
+        return seconds(async () => {
+          const r = await syncOnce({ satchel, workspace: WORKSPACE, tree: new LocalTree(target) });
+          if (r.downloaded !== files) throw new Error(`rehydrated ${r.downloaded} of ${files}`);
+        });
+      },
+    },
+  ]);
   await dispose();
+  const rehydrate = median(rehydrateTimes);
+  const rehydrateRatio = rehydrate / median(cpTimes);
+  const rehydratePass = rehydrate <= TARGET_REHYDRATE_S && rehydrateRatio <= TARGET_REHYDRATE_RATIO;
   const ratio = median(syncTimes) / median(rsyncTimes);
   const fmt = (v: readonly number[]) => v.map((x) => `${(x * 1000).toFixed(0)} ms`).join(', ');
   console.log(
@@ -174,6 +201,17 @@ export async function syncBench(config: BenchConfig): Promise<Check[]> {
   );
   console.log(
     `  ratio ${ratio.toFixed(2)}×  target ≤ ${TARGET_RATIO}×  ${ratio <= TARGET_RATIO ? 'PASS' : 'MISS'}`,
+  );
+
+  const fmtS = (v: readonly number[]) => v.map((x) => `${x.toFixed(2)} s`).join(', ');
+  console.log(
+    `  cp -a                     median ${median(cpTimes).toFixed(2)} s   rounds: ${fmtS(cpTimes)}`,
+  );
+  console.log(
+    `  satchel sync (rehydrate)  median ${rehydrate.toFixed(2)} s   rounds: ${fmtS(rehydrateTimes)}`,
+  );
+  console.log(
+    `  ratio ${rehydrateRatio.toFixed(2)}×  target ≤ ${TARGET_REHYDRATE_S} s and ≤ ${TARGET_REHYDRATE_RATIO}×  ${rehydratePass ? 'PASS' : 'MISS'}`,
   );
 
   const latencies = await propagation(config, envInt('BENCH_SYNC_EDITS', 20));
@@ -200,6 +238,14 @@ export async function syncBench(config: BenchConfig): Promise<Check[]> {
       measured: `${ratio.toFixed(2)}×`,
       target: `≤ ${TARGET_RATIO}×`,
       pass: ratio <= TARGET_RATIO,
+    },
+    {
+      benchmark: 'sync rehydrate (empty tree)',
+      subject: `${rehydrate.toFixed(2)} s`,
+      baseline: `${median(cpTimes).toFixed(2)} s (cp -a)`,
+      measured: `${rehydrateRatio.toFixed(2)}×`,
+      target: `≤ ${TARGET_REHYDRATE_S} s, ≤ ${TARGET_REHYDRATE_RATIO}×`,
+      pass: rehydratePass,
     },
     {
       benchmark: 'sync watch propagation',

@@ -5,7 +5,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Context, Invocation } from '../context.js';
 import { EXIT_CODES, usageError } from '../errors.js';
 import { examples, humanSize } from '../format.js';
-import { progressBar, progressEnabled } from '../progress.js';
+import { type Progress, progressBar, progressEnabled } from '../progress.js';
 
 interface SyncFlags {
   readonly watch?: boolean;
@@ -159,12 +159,9 @@ export function registerSyncCommands(program: Command, ctx: Context): void {
         details(run, r, dir);
       };
       if (!flags.watch) {
-        const bar = progressBar({
-          stream: run.io.stderr,
-          enabled: progressEnabled(run.io),
-          label: `sync ${dir}`,
-          total: null,
-        });
+        // Drawn once the plan is known: files and bytes to move, so the bar has a total and an ETA.
+        const drawn: { bar?: Progress } = {};
+        let files = '';
         let bytes = 0;
         let resumed = 0;
         let result: SyncReport;
@@ -172,14 +169,22 @@ export function registerSyncCommands(program: Command, ctx: Context): void {
           result = await syncOnce({
             ...options,
             onProgress: (p) => {
-              bar.resumedToo(p.resumed - resumed);
+              files = `${p.done}/${p.total} files`;
+              drawn.bar ??= progressBar({
+                stream: run.io.stderr,
+                enabled: progressEnabled(run.io),
+                label: `sync ${dir}`,
+                total: p.totalBytes,
+                detail: () => files,
+              });
+              drawn.bar.resumedToo(p.resumed - resumed);
               resumed = p.resumed;
-              bar.add(p.bytes - bytes);
+              drawn.bar.add(p.bytes - bytes);
               bytes = p.bytes;
             },
           });
         } finally {
-          bar.stop();
+          drawn.bar?.stop();
         }
         report(result);
         run.exitCode = exitCodeOf(result);

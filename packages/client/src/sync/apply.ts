@@ -29,6 +29,8 @@ export interface SyncProgress {
   readonly total: number;
   /** Bytes of the files moved so far (counted when each file is done). */
   readonly bytes: number;
+  /** Bytes the planned uploads and downloads move in all (known once the plan is). */
+  readonly totalBytes: number;
   /**
    * Of those (or of files still under way), bytes the server already had from an earlier run:
    * resumed uploads continued from their offset, not sent again.
@@ -93,6 +95,23 @@ async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
   return Buffer.concat(pieces);
 }
 
+/** The state of content `file` as the tree holds it now (`at`: its mtime and inode). */
+function written(
+  file: { seq: number; hash: string; size: number },
+  at: { mtimeMs: number; ino?: number | undefined },
+): FileState {
+  const state = { seq: file.seq, hash: file.hash, size: file.size, mtimeMs: at.mtimeMs };
+  return at.ino === undefined ? state : { ...state, ino: at.ino };
+}
+
+/** The bytes an action moves: what it uploads or downloads (a conflict does both). */
+function bytesOf(action: SyncAction): number {
+  if (action.kind === 'upload') return action.local.size;
+  if (action.kind === 'download') return action.remote.size;
+  if (action.kind === 'conflict') return action.local.size + action.remote.size;
+  return 0;
+}
+
 type Upload = Extract<SyncAction, { kind: 'upload' }>;
 
 /** A result with nothing done yet. */
@@ -116,12 +135,14 @@ export class Applier {
   readonly result: ApplyResult = emptyApplyResult();
   private done = 0;
   private total = 0;
+  private totalBytes = 0;
   private resumed = 0;
 
   constructor(private readonly ctx: ApplyContext) {}
 
   async apply(actions: readonly SyncAction[]): Promise<void> {
     this.total += actions.length;
+    this.totalBytes += actions.reduce((sum, action) => sum + bytesOf(action), 0);
     const small: Upload[] = [];
     const rest: SyncAction[] = [];
     for (const action of actions) {
@@ -148,6 +169,7 @@ export class Applier {
       done: this.done,
       total: this.total,
       bytes: this.result.bytesUp + this.result.bytesDown,
+      totalBytes: this.totalBytes,
       resumed: this.resumed,
     });
   }
@@ -220,12 +242,10 @@ export class Applier {
   /** The state after an upload; an mtime of -1 makes the next scan hash the file again. */
   private stateOf(info: FileInfo, local: LocalFile): FileState {
     const hash = info.hash ?? '';
-    return {
-      seq: info.seq,
-      hash,
-      size: info.size,
-      mtimeMs: hash === local.hash ? local.mtimeMs : -1,
-    };
+    return written(
+      { seq: info.seq, hash, size: info.size },
+      { mtimeMs: hash === local.hash ? local.mtimeMs : -1, ino: local.ino },
+    );
   }
 
   private async upload(path: string, local: LocalFile, ifMatch: number | null): Promise<FileInfo> {
@@ -315,13 +335,7 @@ export class Applier {
       this.result.retry++;
       return;
     }
-    const written = await this.fetch(path, remote, name);
-    await this.ctx.state.set(path, {
-      seq: remote.seq,
-      hash: remote.hash,
-      size: remote.size,
-      mtimeMs: written.mtimeMs,
-    });
+    await this.ctx.state.set(path, written(remote, await this.fetch(path, remote, name)));
   }
 
   private async fetch(path: string, remote: RemoteFile, name: string) {
@@ -358,13 +372,7 @@ export class Applier {
     const moved: LocalFile = { ...local, path: keptAs, name: keptName };
     const keptInfo = await this.upload(keptAs, moved, null);
     await state.set(keptAs, this.stateOf(keptInfo, moved));
-    const written = await this.fetch(path, remote, local.name);
-    await state.set(path, {
-      seq: remote.seq,
-      hash: remote.hash,
-      size: remote.size,
-      mtimeMs: written.mtimeMs,
-    });
+    await state.set(path, written(remote, await this.fetch(path, remote, local.name)));
     const conflict: SyncConflict = {
       path,
       base: base === null ? null : { seq: base.seq, hash: base.hash },

@@ -20,6 +20,8 @@ export interface IgnoreRules {
   readonly trivial: boolean;
   /** The `.satchelignore` text the rules were built from ('' for none). */
   readonly text: string;
+  /** Equal for equal rules (the text and the extra patterns): what a saved position keys on. */
+  readonly key: string;
 }
 
 /** A literal relative folder as an anchored pattern (glob characters escaped). */
@@ -53,6 +55,7 @@ export function ignoreRules(text: string, extra: readonly string[] = []): Ignore
   return {
     trivial,
     text,
+    key: JSON.stringify([text, extra]),
     ignores(path, dir = false, defaultsOnly = false) {
       if (defaultsOnly) {
         return (

@@ -149,7 +149,13 @@ export class LocalTree implements SyncTree {
         const st = lstatSync(at(folder, d.name), { throwIfNoEntry: false });
         if (st === undefined || st.isDirectory()) continue;
         const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : 'other';
-        out.push({ path, type, size: type === 'file' ? st.size : 0, mtimeMs: st.mtimeMs });
+        out.push({
+          path,
+          type,
+          size: type === 'file' ? st.size : 0,
+          mtimeMs: st.mtimeMs,
+          ino: st.ino,
+        });
       }
     };
     let root: Folder;
@@ -175,7 +181,7 @@ export class LocalTree implements SyncTree {
         if (st.isSymbolicLink()) return { path, type: 'symlink', size: 0, mtimeMs: st.mtimeMs };
         if (st.isDirectory()) return null;
         const type = st.isFile() ? 'file' : 'other';
-        return { path, type, size: st.size, mtimeMs: st.mtimeMs };
+        return { path, type, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
       });
     } catch (error) {
       if (error instanceof SymlinkInPathError) {
@@ -230,7 +236,7 @@ export class LocalTree implements SyncTree {
           throw error;
         }
         const st = await lstat(target);
-        return { size: st.size, mtimeMs: st.mtimeMs };
+        return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
       }),
     );
   }

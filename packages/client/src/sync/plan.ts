@@ -25,6 +25,8 @@ export interface LocalFile {
   readonly size: number;
   readonly mtimeMs: number;
   readonly hash: string;
+  /** The tree's inode number, where it has one (see TreeEntry). */
+  readonly ino?: number;
 }
 
 export interface RemoteFile {
@@ -102,10 +104,17 @@ const inStep = (l: LocalFile, r: RemoteFile): FileState => ({
   hash: r.hash,
   size: r.size,
   mtimeMs: l.mtimeMs,
+  ...(l.ino === undefined ? {} : { ino: l.ino }),
 });
 
 function samePair(b: FileState | undefined, l: LocalFile, r: RemoteFile): boolean {
-  return b?.seq === r.seq && b.hash === r.hash && b.mtimeMs === l.mtimeMs && b.size === l.size;
+  return (
+    b?.seq === r.seq &&
+    b.hash === r.hash &&
+    b.mtimeMs === l.mtimeMs &&
+    b.size === l.size &&
+    b.ino === l.ino
+  );
 }
 
 /** The action for one path (null: nothing to do), and whether it was left alone on purpose. */

@@ -1,6 +1,6 @@
 /**
- * What a sync cycle sees: the tree's files (hashed only when size or mtime changed since the last
- * sync, symbolic links collected, unusable names skipped) and the workspace's files, both
+ * What a sync cycle sees: the tree's files (hashed only when size, mtime or inode changed since
+ * the last sync, symbolic links collected, unusable names skipped) and the workspace's files, both
  * filtered by the ignore rules.
  */
 import { createHash } from 'node:crypto';
@@ -45,9 +45,16 @@ export function workspacePath(name: string): string | null {
   }
 }
 
+function localFile(path: string, entry: TreeEntry, hash: string): LocalFile {
+  const { size, mtimeMs, ino } = entry;
+  return ino === undefined
+    ? { path, name: entry.path, size, mtimeMs, hash }
+    : { path, name: entry.path, size, mtimeMs, hash, ino };
+}
+
 /**
- * Classifies tree entries: files by workspace path (hashed only when size or mtime differ from
- * the state), the rest skipped with a reason. Symbolic links are never followed, only
+ * Classifies tree entries: files by workspace path (hashed only when size, mtime or inode differ
+ * from the state), the rest skipped with a reason. Symbolic links are never followed, only
  * reported, and their paths collected so the plan holds everything at or beneath them; a file
  * whose folder turned into a link after the listing is refused by the tree's `read` and
  * treated the same. Entries are deduplicated by path (a watch cycle may stat one link twice).
@@ -90,14 +97,13 @@ export async function classify(
   const toHash: Array<[string, TreeEntry]> = [];
   for (const [path, entry] of found) {
     const known = state.get(path);
-    if (known && known.size === entry.size && known.mtimeMs === entry.mtimeMs) {
-      local.set(path, {
-        path,
-        name: entry.path,
-        size: entry.size,
-        mtimeMs: entry.mtimeMs,
-        hash: known.hash,
-      });
+    if (
+      known &&
+      known.size === entry.size &&
+      known.mtimeMs === entry.mtimeMs &&
+      (known.ino === undefined || known.ino === entry.ino)
+    ) {
+      local.set(path, localFile(path, entry, known.hash));
     } else {
       toHash.push([path, entry]);
     }
@@ -105,7 +111,7 @@ export async function classify(
   await eachLimit(toHash, HASH_CONCURRENCY, async ([path, entry]) => {
     try {
       const { hash } = await hashContent(tree.read(entry.path));
-      local.set(path, { path, name: entry.path, size: entry.size, mtimeMs: entry.mtimeMs, hash });
+      local.set(path, localFile(path, entry, hash));
     } catch (error) {
       if (error instanceof SymlinkInPathError) {
         skipped.push({ path: entry.path, reason: 'symlink', detail: error.message });

@@ -23,6 +23,8 @@ export interface FileState {
   readonly hash: string;
   readonly size: number;
   readonly mtimeMs: number;
+  /** The tree's inode number when it has one; absent in states written before it was kept. */
+  readonly ino?: number;
 }
 
 interface StateData {
@@ -32,6 +34,15 @@ interface StateData {
   lastSyncAt: string | null;
   files: Record<string, FileState>;
   conflicts: SyncConflict[];
+  /** Where the workspace held exactly `files` (settled.ts); absent once anything changed. */
+  settled?: SettledPosition;
+}
+
+/** The workspace's seq at which its files (under rules `rules`) were exactly the state's. */
+export interface SettledPosition {
+  readonly seq: number;
+  /** The ignore rules' key (IgnoreRules.key): other rules would list other files. */
+  readonly rules: string;
 }
 
 type JournalLine =
@@ -54,13 +65,18 @@ function parseData(text: string | null): StateData | null {
 export class SyncState {
   private pending: string[] = [];
   private flushing: Promise<void> = Promise.resolve();
+  /** `data.files` as a map, the one copy kept up to date (written back at the checkpoint). */
+  private readonly map: Map<string, FileState>;
 
   private constructor(
     private readonly tree: SyncTree,
     private data: StateData,
     /** False when no usable state was found for this workspace: a fresh or reset tree. */
     readonly found: boolean,
-  ) {}
+  ) {
+    this.map = new Map(Object.entries(data.files));
+    data.files = {};
+  }
 
   /** The state of `tree` for `workspace`; a fresh one when missing, unreadable or of another workspace. */
   static async load(tree: SyncTree, workspace: string): Promise<SyncState> {
@@ -98,12 +114,19 @@ export class SyncState {
         // torn line
       }
     }
-    return state.data;
+    return state.snapshot();
+  }
+
+  /** The data as state.json holds it. */
+  private snapshot(): StateData {
+    return { ...this.data, files: Object.fromEntries(this.map) };
   }
 
   private apply(line: JournalLine): void {
-    if (line.op === 'set') this.data.files[line.path] = line.file;
-    else if (line.op === 'del') delete this.data.files[line.path];
+    // The files changed since the position was taken: it no longer says anything.
+    if (line.op !== 'conflict') delete this.data.settled;
+    if (line.op === 'set') this.map.set(line.path, line.file);
+    else if (line.op === 'del') this.map.delete(line.path);
     else if (!this.data.conflicts.some((c) => c.keptAs === line.conflict.keptAs)) {
       this.data.conflicts.push(line.conflict);
       if (this.data.conflicts.length > MAX_CONFLICTS) this.data.conflicts.shift();
@@ -122,16 +145,20 @@ export class SyncState {
   get conflicts(): readonly SyncConflict[] {
     return this.data.conflicts;
   }
+  get settled(): SettledPosition | null {
+    return this.data.settled ?? null;
+  }
   get size(): number {
-    return Object.keys(this.data.files).length;
+    return this.map.size;
   }
 
   get(path: string): FileState | undefined {
-    return Object.hasOwn(this.data.files, path) ? this.data.files[path] : undefined;
+    return this.map.get(path);
   }
 
-  files(): Map<string, FileState> {
-    return new Map(Object.entries(this.data.files));
+  /** Every recorded file, live: it changes as the state does (no copy of 10,000 entries). */
+  files(): ReadonlyMap<string, FileState> {
+    return this.map;
   }
 
   /** Records that both sides hold `file` at `path`. */
@@ -163,12 +190,17 @@ export class SyncState {
     return this.flushing;
   }
 
-  /** Folds everything into state.json (atomic, durable) and empties the journal. */
-  async checkpoint(cursor: number, now: number): Promise<void> {
+  /**
+   * Folds everything into state.json (atomic, durable) and empties the journal; `settled` is
+   * saved with it when given (the caller checked it against the workspace: settled.ts).
+   */
+  async checkpoint(cursor: number, now: number, settled?: SettledPosition): Promise<void> {
     await this.flush();
     this.data.cursor = Math.max(this.data.cursor, cursor);
     this.data.lastSyncAt = new Date(now).toISOString();
-    await this.tree.writeState(STATE_FILE, JSON.stringify(this.data));
+    if (settled === undefined) delete this.data.settled;
+    else this.data.settled = settled;
+    await this.tree.writeState(STATE_FILE, JSON.stringify(this.snapshot()));
     // A crash before this line replays the journal onto the new state: every line is idempotent.
     await this.tree.writeState(JOURNAL_FILE, '');
   }

@@ -26,6 +26,7 @@ import {
   withoutRestored,
 } from './restore.js';
 import { classify, listRemote, scanTree } from './scan.js';
+import { settle, settledListing } from './settled.js';
 import { SyncState } from './state.js';
 import type { SyncTree, TreeEntry } from './tree.js';
 
@@ -162,13 +163,18 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const gitignored = options.deleteRestored ? null : await loadGitignore(tree);
   let unchanged = 0;
   let cursor = state.cursor;
+  let listed = new Map<string, RemoteFile>();
+  let acted = false;
   // Held paths of every pass: a folder that became a link during a pass is held by the next.
   const held = new Set<string>();
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const scan = await scanTree(tree, rules, state);
     // The cursor before the listing: the feed replays anything that lands during it.
     cursor = (await satchel.getWorkspace(workspace)).seq;
-    const remote = await listRemote(satchel, workspace, rules);
+    // The workspace has not moved since the state matched it: the state is its listing.
+    const remote =
+      settledListing(state, rules, cursor) ?? (await listRemote(satchel, workspace, rules));
+    listed = remote;
     const reset = isReset({
       stateFound: state.found,
       knownFiles: state.size,
@@ -205,6 +211,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     }
     unchanged = planned.unchanged;
     if (planned.stopped) break;
+    acted = planned.actions.length > 0;
     const hashes = new Set([...remote.values()].map((r) => r.hash));
     const part = await applyCycle(
       options,
@@ -216,9 +223,19 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     if (part.retry === 0) break;
   }
   const stopped = first?.plan.stopped ?? null;
+  const settled = stopped
+    ? null
+    : await settle(satchel, workspace, state, rules, listed, cursor, acted);
   // A cycle that changed nothing leaves the state file alone: no write, no fsync.
-  const idle = state.found && first?.plan.actions.length === 0 && cursor === state.cursor;
-  if (!stopped && !idle) await state.checkpoint(cursor, clock());
+  const idle =
+    state.found &&
+    first?.plan.actions.length === 0 &&
+    cursor === state.cursor &&
+    settled?.seq === state.settled?.seq &&
+    settled?.rules === state.settled?.rules;
+  if (!stopped && !idle) {
+    await state.checkpoint(settled?.seq ?? cursor, clock(), settled ?? undefined);
+  }
   return {
     workspace,
     mode,

@@ -28,14 +28,20 @@ export interface TreeEntry {
   /** `other`: a socket, FIFO or device: reported and skipped, like symlinks. */
   readonly type: 'file' | 'symlink' | 'other';
   readonly size: number;
-  /** Modification time in ms; with `size`, what change detection compares. */
+  /** Modification time in ms; with `size` (and `ino`), what change detection compares. */
   readonly mtimeMs: number;
+  /**
+   * The file's inode number, where the tree has one: a file replaced by another of the same
+   * size and mtime (a restored copy, `cp -p`) is hashed again.
+   */
+  readonly ino?: number;
 }
 
-/** Size and mtime of a file as it is after a write, so the next scan sees no change. */
+/** Size, mtime (and inode) of a file as it is after a write, so the next scan sees no change. */
 export interface WrittenFile {
   readonly size: number;
   readonly mtimeMs: number;
+  readonly ino?: number;
 }
 
 export interface TreeWatcher {

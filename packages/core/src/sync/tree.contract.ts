@@ -7,7 +7,12 @@
  * with its own factory.
  */
 
-import { STATE_DIR, type SyncTree, type TreeEntry } from '@satchel/client/sync/tree.js';
+import {
+  STATE_DIR,
+  type SyncTree,
+  type TreeEntry,
+  type WrittenFile,
+} from '@satchel/client/sync/tree.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 export interface SyncTreeFixture {
@@ -98,10 +103,11 @@ export function runSyncTreeContract(name: string, factory: () => Promise<SyncTre
       expect(await bytes(tree.read('d/empty'))).toHaveLength(0);
 
       // What the write returned is what the next scan sees: no change detected.
+      const inode = (w: WrittenFile) => (w.ino === undefined ? {} : { ino: w.ino });
       const expected: TreeEntry[] = [
-        { path: 'a.txt', type: 'file', size: a.size, mtimeMs: a.mtimeMs },
-        { path: 'd/e/f.bin', type: 'file', size: f.size, mtimeMs: f.mtimeMs },
-        { path: 'd/empty', type: 'file', size: 0, mtimeMs: empty.mtimeMs },
+        { path: 'a.txt', type: 'file', size: a.size, mtimeMs: a.mtimeMs, ...inode(a) },
+        { path: 'd/e/f.bin', type: 'file', size: f.size, mtimeMs: f.mtimeMs, ...inode(f) },
+        { path: 'd/empty', type: 'file', size: 0, mtimeMs: empty.mtimeMs, ...inode(empty) },
       ];
       expect(await listed(tree)).toEqual(expected);
       for (const entry of expected) expect(await tree.stat(entry.path)).toEqual(entry);
