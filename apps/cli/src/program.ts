@@ -15,6 +15,7 @@ import { registerMigrateCommand } from './commands/migrate.js';
 import { registerSandboxCommands } from './commands/sandbox.js';
 import { registerSearchCommands } from './commands/search.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerSnapshotCommands } from './commands/snapshots.js';
 import { registerSyncCommands } from './commands/sync.js';
 import { registerTransferCommands } from './commands/transfers.js';
 import { registerTreeCommands } from './commands/tree.js';
@@ -80,6 +81,7 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerTreeCommands(program, context);
   registerFileCommands(program, context);
   registerHistoryCommands(program, context);
+  registerSnapshotCommands(program, context);
   registerLockCommands(program, context);
   registerKeyCommands(program, context);
   registerMemberCommands(program, context);

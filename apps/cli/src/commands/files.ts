@@ -13,6 +13,7 @@ import { type Progress, progressBar, progressEnabled } from '../progress.js';
 
 interface CatFlags {
   readonly version?: number;
+  readonly at?: string;
   readonly head?: number;
   readonly tail?: number;
 }
@@ -77,6 +78,7 @@ export function registerFileCommands(program: Command, ctx: Context): void {
     .summary('print a file')
     .argument('<path>', 'file in the workspace')
     .option('--version <n>', 'read version N instead of the head', positiveInt)
+    .option('--at <seq|snapshot>', 'read the file as it was at a seq or snapshot')
     .option('--head <n>', 'only the first N lines (text files)', positiveInt)
     .option('--tail <n>', 'only the last N lines (text files)', positiveInt)
     .action(async (path: string, flags: CatFlags, cmd: Command) => {
@@ -87,19 +89,25 @@ export function registerFileCommands(program: Command, ctx: Context): void {
         const slice = await satchel.readText(ws, path, {
           ...run.call(),
           version: flags.version,
+          at: flags.at,
           head: flags.head,
           tail: flags.tail,
         });
         run.io.stdout.write(slice.text);
         return;
       }
-      const file = await satchel.readFile(ws, path, { ...run.call(), version: flags.version });
+      const file = await satchel.readFile(ws, path, {
+        ...run.call(),
+        version: flags.version,
+        at: flags.at,
+      });
       await copyTo(file.body, run.io.stdout);
     });
   examples(cat, [
     'satchel cat /notes.md',
     'satchel cat /log.txt --tail 20',
     'satchel cat /a.bin --version 3 > a.bin',
+    'satchel cat /report.md --at before-run',
   ]);
 
   const put = program
@@ -177,7 +185,11 @@ export function registerFileCommands(program: Command, ctx: Context): void {
       const run = ctx.invocation(cmd);
       const ws = run.workspace();
       const satchel = await run.satchel();
-      const file = await satchel.readFile(ws, path, { ...run.call(), version: flags.version });
+      const file = await satchel.readFile(ws, path, {
+        ...run.call(),
+        version: flags.version,
+        at: flags.at,
+      });
       const bar = progressBar({
         stream: run.io.stderr,
         enabled: progressEnabled(run.io),

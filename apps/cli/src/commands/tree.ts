@@ -6,6 +6,7 @@ import { type Context, lockTokenOption, positiveInt } from '../context.js';
 import { examples, humanSize, shortTime, table } from '../format.js';
 
 interface LsFlags {
+  readonly at?: string;
   readonly recursive?: boolean;
   readonly glob?: string;
   readonly limit?: number;
@@ -52,6 +53,7 @@ export function registerTreeCommands(program: Command, ctx: Context): void {
     .argument('[path]', 'directory (or file) in the workspace', '/')
     .option('-r, --recursive', 'list the whole subtree')
     .option('--glob <pattern>', 'only paths matching the glob (relative to PATH, e.g. "**/*.md")')
+    .option('--at <seq|snapshot>', 'list the workspace as it was at a seq or snapshot')
     .option('--limit <n>', 'at most N entries (default 100, max 1000)', positiveInt)
     .option('--cursor <cursor>', 'continue a listing where the previous page ended')
     .action(async (path: string, flags: LsFlags, cmd: Command) => {
@@ -63,6 +65,7 @@ export function registerTreeCommands(program: Command, ctx: Context): void {
         path: dir,
         recursive: flags.recursive === true,
         glob: flags.glob,
+        at: flags.at,
         limit: flags.limit,
         cursor: flags.cursor,
       });
@@ -81,7 +84,12 @@ export function registerTreeCommands(program: Command, ctx: Context): void {
           : `more of ${page.total}`,
       );
     });
-  examples(ls, ['satchel ls', 'satchel ls /reports -r', 'satchel ls --glob "**/*.md" --json']);
+  examples(ls, [
+    'satchel ls',
+    'satchel ls /reports -r',
+    'satchel ls --glob "**/*.md" --json',
+    'satchel ls -r --at before-run',
+  ]);
 
   const mkdir = program
     .command('mkdir')

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import {
+  CallOptionsSchema,
   CreateSnapshotOptionsSchema,
   PageOptionsSchema,
   pageSchema,
@@ -46,6 +47,7 @@ export const deleteSnapshot = operation({
   summary: 'Forget a snapshot name (the history it named stays)',
   tag: 'snapshots',
   args: [WORKSPACE_ARG, NAME_ARG],
+  options: CallOptionsSchema,
   access: { workspace: 'file.write' },
   mutates: true,
   http: { method: 'DELETE', path: '/workspaces/:ws/snapshots/:name', status: 204 },
