@@ -94,6 +94,28 @@ describe('satchel sync', () => {
     expect((await cli.in('w', ['sync', 'a'])).stdout).toMatch(/: 0 up,/);
   });
 
+  it('brings back gitignored files a tree lost, unless --delete-restored says they go', async () => {
+    await put('a', '.gitignore', 'build/\n');
+    await put('a', 'build/out.txt', 'artifact\n');
+    await put('a', 'keep.md', 'k\n');
+    expect((await cli.in('w', ['sync', 'a'])).code).toBe(0);
+
+    await rm(join(cli.dir, 'a/build'), { recursive: true });
+    const restored = await cli.in('w', ['sync', 'a', '--json']);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(JSON.parse(restored.stdout).notices).toEqual(
+      expect.arrayContaining([expect.objectContaining({ reason: 'restore_detected' })]),
+    );
+    expect(await readFile(join(cli.dir, 'a/build/out.txt'), 'utf8')).toBe('artifact\n');
+    expect((await cli.in('w', ['cat', '/build/out.txt'])).code).toBe(0);
+
+    await rm(join(cli.dir, 'a/build'), { recursive: true });
+    const deleted = await cli.in('w', ['sync', 'a', '--delete-restored']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect((await cli.in('w', ['cat', '/build/out.txt'])).code).toBe(3);
+    expect((await cli.in('w', ['cat', '/keep.md'])).stdout).toBe('k\n');
+  });
+
   it('pulls a replica, and refuses a bad mode', async () => {
     await cli.in('w', ['put', '-', '/r/x.txt'], { stdin: 'remote\n' });
     const pulled = await cli.in('w', ['sync', 'replica', '--mode', 'pull']);

@@ -14,6 +14,7 @@ interface SyncFlags {
   readonly label?: string;
   readonly maxDelete?: number;
   readonly acceptIgnore?: boolean;
+  readonly deleteRestored?: boolean;
 }
 
 function share(value: string): number {
@@ -102,6 +103,11 @@ export function registerSyncCommands(program: Command, ctx: Context): void {
         'sync keeps the rules you accepted and warns)',
     )
     .option(
+      '--delete-restored',
+      'files missing from DIR that look restored (all mtimes new, or gitignored) are deletions ' +
+        'after all: delete them from the workspace instead of bringing them back',
+    )
+    .option(
       '--label <label>',
       'names this side in conflict copies (default: the session, else the host)',
     )
@@ -141,6 +147,7 @@ export function registerSyncCommands(program: Command, ctx: Context): void {
         force: flags.force ?? false,
         exclude: dataDirInside(root, run.dataDir()).map(folderPattern),
         acceptIgnore: flags.acceptIgnore ?? false,
+        deleteRestored: flags.deleteRestored ?? false,
         ...(flags.maxDelete === undefined ? {} : { maxDeleteShare: flags.maxDelete }),
         ...(session === undefined ? {} : { session }),
         // Large files to a server go resumably: a reset sandbox's next sync picks them up.

@@ -98,6 +98,6 @@ export function restoreNotice(restore: Restore): SyncNotice {
     detail:
       `${paths.length} file(s) missing from the tree were restored from the workspace, not ` +
       `deleted there, because ${WHY[restore.reason]}: ${named}${more}. To delete them from ` +
-      'the workspace, delete them there or sync once with the deleteRestored option.',
+      'the workspace, delete them there or sync once with --delete-restored (deleteRestored).',
   };
 }
