@@ -107,6 +107,8 @@ export function progressBar(options: ProgressOptions): Progress {
   let bytes = 0;
   /** Bytes that were there before this run (a resumed upload): done, but not moved now. */
   let resumed = 0;
+  /** One transfer resumed at an offset (`resume`), or resumed parts of many (`resumedToo`). */
+  let many = false;
   let drawing = false;
   let stopped = false;
 
@@ -122,7 +124,7 @@ export function progressBar(options: ProgressOptions): Progress {
       resumed:
         resumed === 0
           ? ''
-          : known
+          : known && !many
             ? ` (resumed at ${show(resumed)})`
             : ` (${show(resumed)} resumed)`,
       speed: speed(moved, elapsed, show),
@@ -151,6 +153,7 @@ export function progressBar(options: ProgressOptions): Progress {
       add(n - bytes);
     },
     resumedToo(n) {
+      many ||= n > 0;
       resumed += n;
       add(0);
     },

@@ -71,7 +71,9 @@ describe.skipIf(base === null)('two nodes, one database', () => {
             '/v1/workspaces/ws/files/if-match.txt',
             {
               method: 'PUT',
-              headers: { 'If-Match': etag },
+              // Each worker its own session: a lost race is 412, never taken for its own retry
+              // (docs/api.md, retrying a conditional write).
+              headers: { 'If-Match': etag, 'Satchel-Session': `worker-${worker}` },
               body: String(value + 1),
             },
           );

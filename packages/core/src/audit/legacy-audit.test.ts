@@ -49,6 +49,7 @@ async function writtenBefore0006(data: string): Promise<void> {
       'upload_parts',
       'upload_sessions',
       'used_transfer_tokens',
+      'snapshots',
     ]) {
       db.exec(`drop table ${table}`);
     }
