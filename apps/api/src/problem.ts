@@ -10,6 +10,7 @@ const TITLES: Readonly<Record<ErrorCode, string>> = {
   FORBIDDEN: 'Forbidden',
   NOT_FOUND: 'Not found',
   CONFLICT: 'Conflict',
+  REDACTED: 'Content redacted',
   PRECONDITION_FAILED: 'Precondition failed',
   TOO_LARGE: 'Content too large',
   LOCKED: 'Locked',

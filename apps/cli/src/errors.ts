@@ -7,6 +7,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   INVALID_INPUT: 2,
   INVALID_PATH: 2,
   NOT_FOUND: 3,
+  REDACTED: 3,
   CONFLICT: 4,
   PRECONDITION_FAILED: 4,
   LOCKED: 4,

@@ -160,6 +160,8 @@ const HINTS: Readonly<Record<ErrorCode, (data: Data, tool: string) => string>> =
     `too many requests; retry after ${num(data.retryAfter) ?? 'a few'} seconds`,
   UNAVAILABLE: () =>
     'the server cannot reach its database or content store right now; retry in a few seconds',
+  REDACTED: () =>
+    "an owner removed this version's content for good; read the head or another version (list_versions)",
   INTEGRITY: () =>
     'stored content failed its checksum; do not retry — an earlier version (list_versions) may still read, and an administrator must repair this one',
   INTERNAL: () => 'an unexpected server fault; retry once, then report it',

@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  /** The version's content was redacted by an owner: removed for good, its metadata kept. */
+  REDACTED: 410,
   PRECONDITION_FAILED: 412,
   TOO_LARGE: 413,
   LOCKED: 423,

@@ -245,4 +245,28 @@ export function treeBehaviour(w: () => World): void {
     });
     expect((await viewer.listSnapshots(ws)).items).toEqual([]);
   });
+
+  it('redacts a version for owners only: its reads are REDACTED, its metadata stays', async () => {
+    const { admin, editor, viewer } = w();
+    const ws = await w().workspace('redact');
+    const leaked = await editor.writeFile(ws, '/.env', 'TOKEN=secret\n');
+    await editor.writeFile(ws, '/.env', 'TOKEN=\n');
+    await expect(editor.redact(ws, '/.env', { version: leaked.seq })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
+    expect(await admin.redact(ws, '/.env', { version: leaked.seq })).toEqual({
+      path: '/.env',
+      seqs: [leaked.seq],
+    });
+    await expect(viewer.readFile(ws, '/.env', { version: leaked.seq })).rejects.toMatchObject({
+      code: 'REDACTED',
+      data: { path: '/.env', seq: leaked.seq },
+    });
+    await expect(viewer.stat(ws, '/.env', { at: leaked.seq })).resolves.toMatchObject({
+      hash: null,
+      size: leaked.size,
+    });
+    expect((await viewer.readText(ws, '/.env')).text).toBe('TOKEN=\n');
+    await expect(admin.redact(ws, '/.env', {})).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
 }

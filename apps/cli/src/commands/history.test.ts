@@ -53,6 +53,20 @@ describe('satchel log / diff / restore', () => {
     expect((await cli.in('w', ['diff', '/d.txt', '--from', '9'])).code).toBe(3);
   });
 
+  it('redacts a version with --yes: reading it is exit 3, the head still reads', async () => {
+    await put('/k.env', 'KEY=secret\n');
+    await put('/k.env', 'KEY=\n');
+    const unconfirmed = await cli.in('w', ['redact', '/k.env', '--version', '1']);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain('--yes');
+    const done = await cli.in('w', ['redact', '/k.env', '--version', '1', '--yes']);
+    expect(done.stdout).toBe('redacted /k.env at version(s) 1\n');
+    const gone = await cli.in('w', ['cat', '/k.env', '--version', '1']);
+    expect(gone.code).toBe(3);
+    expect(gone.stderr).toContain('was redacted');
+    expect((await cli.in('w', ['cat', '/k.env'])).stdout).toBe('KEY=\n');
+  });
+
   it('restores an old version as a new one', async () => {
     await put('/r.txt', 'v1');
     await put('/r.txt', 'v2');

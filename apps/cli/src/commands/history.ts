@@ -3,6 +3,7 @@ import { normalizePath } from '@satchel/client/paths.js';
 import type { Version } from '@satchel/core';
 import type { Command } from 'commander';
 import { type Context, lockTokenOption, positiveInt } from '../context.js';
+import { usageError } from '../errors.js';
 import { colorDiff, examples, humanSize, shortTime, table } from '../format.js';
 
 interface LogFlags {
@@ -13,6 +14,12 @@ interface LogFlags {
 interface DiffFlags {
   readonly from?: number;
   readonly to?: number;
+}
+
+interface RedactFlags {
+  readonly version?: number;
+  readonly all?: boolean;
+  readonly yes?: boolean;
 }
 
 interface RestoreFlags {
@@ -114,4 +121,39 @@ export function registerHistoryCommands(program: Command, ctx: Context): void {
       else run.out(`restored ${info.path} to version ${seq} (new version ${info.seq})`);
     });
   examples(restore, ['satchel log /notes.md', 'satchel restore /notes.md 4']);
+
+  const redact = program
+    .command('redact')
+    .description(
+      'remove the content of a version (or of every version) of a file for good (owners): ' +
+        'reads of it fail with REDACTED (exit 3), its metadata and the audit trail stay, and ' +
+        'the next `satchel gc` removes the bytes unless another file holds them',
+    )
+    .summary('remove a version’s content for good')
+    .argument('<path>', 'file in the workspace')
+    .option('--version <n>', 'the version whose content goes (see `satchel log PATH`)', positiveInt)
+    .option('--all', 'every version of the file, the head included')
+    .option('--yes', 'confirm: this cannot be undone')
+    .action(async (path: string, flags: RedactFlags, cmd: Command) => {
+      const run = ctx.invocation(cmd);
+      const ws = run.workspace();
+      if (flags.yes !== true) {
+        throw usageError(
+          'redact removes content for good and needs --yes',
+          `e.g. \`satchel redact ${path} --version N --yes\``,
+        );
+      }
+      const result = await (await run.satchel()).redact(ws, path, {
+        ...run.call(),
+        version: flags.version,
+        all: flags.all,
+      });
+      if (run.json) run.printJson(result);
+      else if (result.seqs.length === 0) run.out(`nothing left to redact in ${result.path}`);
+      else run.out(`redacted ${result.path} at version(s) ${result.seqs.join(', ')}`);
+    });
+  examples(redact, [
+    'satchel redact /config.env --version 4 --yes',
+    'satchel redact /leak.txt --all --yes && satchel gc --grace 0s',
+  ]);
 }

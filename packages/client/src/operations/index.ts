@@ -8,6 +8,7 @@ import * as audit from './audit.js';
 import * as files from './files.js';
 import * as locks from './locks.js';
 import type { MethodOf } from './operation.js';
+import * as redaction from './redaction.js';
 import * as search from './search.js';
 import * as snapshots from './snapshots.js';
 import * as transfers from './transfers.js';
@@ -22,6 +23,7 @@ export const OPERATIONS = {
   ...workspaces,
   ...files,
   ...snapshots,
+  ...redaction,
   ...search,
   ...locks,
   ...access,

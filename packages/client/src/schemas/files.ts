@@ -386,3 +386,15 @@ export const CreateSnapshotOptionsSchema = CallOptionsSchema.extend({
   message: z.string().max(1000).optional(),
 });
 export type CreateSnapshotOptions = z.infer<typeof CreateSnapshotOptionsSchema>;
+
+export const RedactOptionsSchema = CallOptionsSchema.extend({
+  version: SeqSchema.optional().describe('the version whose content goes'),
+  all: z.boolean().optional().describe('every version of the path (give this or version)'),
+});
+export type RedactOptions = z.infer<typeof RedactOptionsSchema>;
+
+export const RedactResultSchema = z.object({
+  path: z.string(),
+  seqs: z.array(SeqSchema).describe('the versions whose content was removed, newest first'),
+});
+export type RedactResult = z.infer<typeof RedactResultSchema>;

@@ -40,6 +40,7 @@ export const SyncSkipReasonSchema = z.enum([
   'duplicate_name',
   'type_mismatch',
   'kept_local',
+  'redacted',
 ]);
 export type SyncSkipReason = z.infer<typeof SyncSkipReasonSchema>;
 

@@ -180,7 +180,10 @@ export class Applier {
     } catch (error) {
       if (raced(error)) this.result.retry++;
       else if (error instanceof SymlinkInPathError) this.refused(action.path, error);
-      else if (typeMismatch(error)) {
+      else if (isSatchelError(error, 'REDACTED')) {
+        // An owner removed this content for good: nothing to download, nothing to sync.
+        this.result.skipped.push({ path: action.path, reason: 'redacted', detail: error.message });
+      } else if (typeMismatch(error)) {
         this.result.skipped.push({
           path: action.path,
           reason: 'type_mismatch',

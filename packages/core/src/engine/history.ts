@@ -14,7 +14,13 @@ import {
 } from '@satchel/client/schemas/index.js';
 import { createTwoFilesPatch } from 'diff';
 import { isBinary, readWhole } from '../kernel/content.js';
-import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
+import {
+  type EngineContext,
+  isRedacted,
+  notFound,
+  redactedError,
+  requireWorkspace,
+} from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { versionOut } from '../kernel/records.js';
 import type { MetadataQueries, VersionRecord } from '../store/metadata/metadata-store.js';
@@ -125,8 +131,10 @@ export async function diff(
     });
   }
   const max = ctx.limits.maxTextBytes;
-  const load = async (row: VersionRecord | undefined) =>
-    row?.hash ? readWhole(ctx, q, row.hash, max, 'diff') : Buffer.alloc(0);
+  const load = async (row: VersionRecord | undefined) => {
+    if (row && isRedacted(row)) throw redactedError(row.path, row.seq);
+    return row?.hash ? readWhole(ctx, q, row.hash, max, 'diff') : Buffer.alloc(0);
+  };
   const [a, b] = await Promise.all([load(from), load(to)]);
   const fromSeq = from?.seq ?? null;
   const toSeq = to.seq;

@@ -18,7 +18,13 @@ import {
 } from '@satchel/client/schemas/index.js';
 import { checkTextOptions, sliceText } from '@satchel/client/text-lines.js';
 import { blobBytes, inlineBytes, requireBlob } from '../kernel/content.js';
-import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
+import {
+  type EngineContext,
+  isRedacted,
+  notFound,
+  redactedError,
+  requireWorkspace,
+} from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { entryInfo, iso, versionInfo } from '../kernel/records.js';
 import type { BlobRecord, WorkspaceRecord } from '../store/metadata/metadata-store.js';
@@ -115,6 +121,7 @@ function rootInfo(ws: WorkspaceRecord): FileInfo {
 }
 
 function requireFile(info: FileInfo): string {
+  if (isRedacted(info)) throw redactedError(info.path, info.seq);
   if (info.type !== 'file' || info.hash === null) {
     throw new SatchelError('INVALID_INPUT', `${info.path} is a directory; list it instead`, {
       path: info.path,

@@ -36,6 +36,7 @@ import { fsck } from './fsck.js';
 import { collectGarbage } from './gc.js';
 import { diff, listVersions } from './history.js';
 import { list, readFile, readText, stat } from './read.js';
+import { redact } from './redact.js';
 import { createSnapshot, deleteSnapshot, listSnapshots } from './snapshots.js';
 import { createDownloadUrl, createUploadUrl } from './transfer-urls.js';
 import { copy, move, remove } from './tree.js';
@@ -111,6 +112,7 @@ export const RUNS: Runs = {
   createSnapshot: (ctx, [ws, name, options]) => createSnapshot(ctx, ws, name, options),
   listSnapshots: (ctx, [ws, options]) => listSnapshots(ctx, ws, options),
   deleteSnapshot: (ctx, [ws, name]) => deleteSnapshot(ctx, ws, name),
+  redact: (ctx, [ws, path, options]) => redact(ctx, ws, path, options),
   restore: (ctx, [ws, path, seq, options]) => restore(ctx, ws, path, seq, options),
   listChanges: (ctx, [ws, options], s) => listChanges(ctx, s.changes, ws, options),
 

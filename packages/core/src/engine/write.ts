@@ -22,12 +22,12 @@ import {
   checkPreconditions,
   type EngineContext,
   notFound,
+  redactedError,
   requireWorkspace,
   workspaceNotFound,
 } from '../kernel/context.js';
 import { entryInfo } from '../kernel/records.js';
 import { checkWriteLocks } from '../locks/locks.js';
-import { integrityError } from '../store/content-hash.js';
 import type { EntryRecord, MetadataTx, WorkspaceRecord } from '../store/metadata/metadata-store.js';
 import { resolveVersion } from './history.js';
 import {
@@ -379,8 +379,7 @@ export async function restore(
     await ensureParents(tx, s, path);
     const origin = { path: version.path, seq: version.seq };
     if (version.type === 'directory') return putDirectory(tx, s, path, 'restore', { origin });
-    if (version.hash === null)
-      throw integrityError(`${path}@${seq}`, 'file version without content');
+    if (version.hash === null) throw redactedError(version.path, version.seq);
     return putFile(
       tx,
       s,

@@ -48,6 +48,23 @@ export function notFound(path: string, what = 'file'): SatchelError {
   return new SatchelError('NOT_FOUND', `${what} ${path} not found`, { path, what });
 }
 
+/** A file version whose content an owner redacted: its metadata stays, its hash is gone. */
+export function isRedacted(row: {
+  readonly type: 'file' | 'directory';
+  readonly hash: string | null;
+  readonly deleted?: boolean;
+}): boolean {
+  return row.type === 'file' && row.hash === null && row.deleted !== true;
+}
+
+export function redactedError(path: string, seq: number): SatchelError {
+  return new SatchelError(
+    'REDACTED',
+    `the content of ${path} at version ${seq} was redacted by an owner; it cannot be read`,
+    { path, seq },
+  );
+}
+
 export function preconditionFailed(
   path: string,
   expected: number | '*',

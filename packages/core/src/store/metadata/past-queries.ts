@@ -88,6 +88,35 @@ export class PastQueries {
     return Number(row.count);
   }
 
+  /**
+   * Removes the content reference of file versions of `path` — `seq`, or every one — and of the
+   * head's entry when it is one of them: the rows stay, their hash is null (redacted). Returns
+   * the seqs redacted now, newest first (tombstones, directories and versions redacted before
+   * are left alone).
+   */
+  async redact(workspaceId: string, path: string, seq: number | 'all'): Promise<number[]> {
+    let versions = this.db
+      .updateTable('versions')
+      .set({ hash: null })
+      .where('workspace_id', '=', workspaceId)
+      .where('path', '=', path)
+      .where('type', '=', 'file')
+      .where('deleted', '=', 0)
+      .where('hash', 'is not', null);
+    if (seq !== 'all') versions = versions.where('seq', '=', seq);
+    const seqs = (await versions.returning('seq').execute()).map((r) => Number(r.seq));
+    if (seqs.length > 0) {
+      await this.db
+        .updateTable('entries')
+        .set({ hash: null })
+        .where('workspace_id', '=', workspaceId)
+        .where('path', '=', path)
+        .where('seq', 'in', seqs)
+        .execute();
+    }
+    return seqs.sort((a, b) => b - a);
+  }
+
   /** Names `seq`; false when the workspace already has a snapshot of that name. */
   async putSnapshot(snapshot: SnapshotRecord): Promise<boolean> {
     const result = await this.db
