@@ -37,6 +37,11 @@ export interface McpServerOptions {
   readonly session?: string | undefined;
   /** Response bounds; see McpLimits for the defaults. */
   readonly limits?: Partial<McpLimits> | undefined;
+  /**
+   * Origin clients reach the server at, to make signed URLs absolute when the engine signs
+   * relative ones (createMcpHttpHandler passes the request's origin).
+   */
+  readonly baseUrl?: string | undefined;
   /** Length of one change-feed long poll behind resource subscriptions (default 10 s). */
   readonly subscriptionWaitSeconds?: number | undefined;
 }
@@ -105,6 +110,7 @@ export async function createMcpServer(
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     workspace: options.workspace,
     session: options.session ?? (() => clientSession(server, connection)),
+    baseUrl: options.baseUrl,
   });
   for (const tool of ALL_TOOLS) tool.register(server, ctx, readOnly);
   // tools/list in our compact form (tool.ts, listingOf), computed once. A read-only connection

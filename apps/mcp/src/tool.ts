@@ -283,6 +283,11 @@ export interface ToolContextOptions {
    * it is known only once the client has introduced itself (createMcpServer's default).
    */
   readonly session?: string | (() => string | undefined) | undefined;
+  /**
+   * Origin the client reached this server at (`http://127.0.0.1:8787`), for signed URLs the
+   * engine makes relative (no SATCHEL_PUBLIC_URL); unknown over stdio.
+   */
+  readonly baseUrl?: string | undefined;
 }
 
 export class ToolContext {
@@ -305,6 +310,15 @@ export class ToolContext {
   /** The workspace `workspace()` last resolved in this call's context, if any. */
   get resolvedWorkspace(): string | undefined {
     return this.#resolved;
+  }
+
+  /**
+   * A signed URL an agent can hand to curl: a relative one (`/signed/…`, no SATCHEL_PUBLIC_URL)
+   * made absolute with the origin this connection reached, as the REST route does.
+   */
+  absoluteUrl(url: string): string {
+    const base = this.#options.baseUrl;
+    return url.startsWith('/') && base !== undefined ? new URL(url, base).href : url;
   }
 
   /** Options every engine call carries: the session label, when there is one. */

@@ -38,7 +38,8 @@ const createUploadUrl = defineTool({
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const { workspace: _ws, path, ...options } = args;
-    const signed = await ctx.satchel.createUploadUrl(ws, checkFilePath(path), options);
+    const created = await ctx.satchel.createUploadUrl(ws, checkFilePath(path), options);
+    const signed = { ...created, url: ctx.absoluteUrl(created.url) };
     return {
       structured: signed,
       text: `curl -T LOCAL_FILE '${signed.url}'\n(expires ${signed.expiresAt}; single use)`,
@@ -62,7 +63,8 @@ const createDownloadUrl = defineTool({
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const { workspace: _ws, path, ...options } = args;
-    const signed = await ctx.satchel.createDownloadUrl(ws, checkPath(path), options);
+    const created = await ctx.satchel.createDownloadUrl(ws, checkPath(path), options);
+    const signed = { ...created, url: ctx.absoluteUrl(created.url) };
     return {
       structured: signed,
       text: `curl -o LOCAL_FILE '${signed.url}'\n(expires ${signed.expiresAt}${options.reusable ? '' : '; single use'})`,
