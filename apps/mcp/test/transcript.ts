@@ -18,7 +18,7 @@ export interface Agent {
 export type Result = CallToolResult & { structuredContent?: Record<string, unknown> };
 
 const MAX_LINES = 14;
-const MAX_LINE = 240;
+const MAX_LINE = 320;
 const MAX_ARG = 72;
 
 /** What a model sees of one content block. */

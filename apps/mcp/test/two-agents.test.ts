@@ -2,7 +2,7 @@
  * The scripted two-agent session of issue 16, over real transports: agent A runs `satchel mcp`
  * over stdio against a real `satchel serve`, agent B and the human dana use Streamable HTTP at
  * its /mcp. The transcript of every call (what the model saw, shortened and normalised) is
- * compared with test/fixtures/two-agents.transcript.md, so a change in what agents see shows up
+ * compared with test/fixtures/two-agents.transcript.txt, so a change in what agents see shows up
  * in review. After an intended change, update the fixture and review its diff:
  *
  *   pnpm --filter @satchel/mcp exec vitest run test/two-agents.test.ts -u
@@ -190,14 +190,25 @@ it('two agents share a workspace over stdio and HTTP, and hand it to a person', 
   );
   expect(cited.text).toBe(hit?.text);
 
-  // History: A looks at the versions, compares the first with the head, restores the first.
+  // History: A looks at the versions, compares the first with the head, names the state it is
+  // about to undo, restores the first; B can still read the draft as it was at that name.
   ok(await t.call(A, 'list_versions', { path: '/draft.md' }));
   ok(await t.call(A, 'diff_versions', { path: '/draft.md', from: first.seq }));
+  ok(await t.call(A, 'create_snapshot', { name: 'before-restore' }));
   ok(await t.call(A, 'restore_version', { path: '/draft.md', version: first.seq }));
   const restored = ok(
     await t.call(B, 'read_text_file', { workspace: 'report', path: '/draft.md' }),
   );
   expect(restored.text).toBe(DRAFT);
+  const then = ok(
+    await t.call(B, 'read_text_file', {
+      workspace: 'report',
+      path: '/draft.md',
+      at: 'before-restore',
+    }),
+  );
+  expect(then.text).toContain('warehouse in Tromsø (table 2).');
+  expect(then.seq).toBe(hit?.citation.seq);
 
   // A large file travels by URL: the model sees links, curl (here fetch) moves the bytes.
   const large = Buffer.alloc(LARGE_BYTES);
@@ -273,5 +284,5 @@ it('two agents share a workspace over stdio and HTTP, and hand it to a person', 
     ]),
   );
 
-  await expect(t.toString()).toMatchFileSnapshot('./fixtures/two-agents.transcript.md');
+  await expect(t.toString()).toMatchFileSnapshot('./fixtures/two-agents.transcript.txt');
 });
