@@ -58,7 +58,7 @@ function lockedHint(data: Data): string {
   if (holder === undefined) {
     return 'an earlier lock request is waiting for this path; retry shortly, or call lock_file with waitSeconds to queue';
   }
-  return `locked by ${holder} until ${until ?? 'its lease ends'} (lock ${str(data.lockId) ?? '?'}); retry after that, call lock_file with waitSeconds to wait for it, or pass lockToken if you hold the lock`;
+  return `locked by ${holder} until ${until ?? 'its lease ends'} (lock ${str(data.lockId) ?? '?'}). If the lock is yours, pass its token as lockToken: a lock keeps out every write without it, the holder's own included. Otherwise call lock_file with waitSeconds to wait for it, or retry after that`;
 }
 
 function editHint(data: Data): string | undefined {
@@ -101,6 +101,12 @@ function notFoundHint(data: Data, tool: string): string {
   if (restorable !== undefined) {
     return `the file was deleted at version ${num(data.deletedAt) ?? '?'}: restore_version with version ${restorable} brings it back (list_versions shows its history)`;
   }
+  if (data.snapshot !== undefined) {
+    return 'no snapshot of that name: list_snapshots shows the snapshots of this workspace';
+  }
+  if (data.at !== undefined) {
+    return 'it did not exist at that seq: list_directory with the same at shows what did, list_versions shows its history';
+  }
   if (data.lockId !== undefined) {
     return 'the lock expired or was released: list_locks shows the live locks; take a new one with lock_file';
   }
@@ -117,6 +123,9 @@ function notFoundHint(data: Data, tool: string): string {
 function conflictHint(data: Data, tool: string): string {
   if (tool === 'create_workspace') {
     return 'a workspace with this name exists: choose another name, or work in it (list_workspaces shows yours)';
+  }
+  if (data.reason === 'snapshot_exists') {
+    return 'a snapshot of this name exists: choose another name (list_snapshots shows them)';
   }
   if (data.reason === 'type_mismatch') {
     return "a file and a directory are in each other's way on this path: choose another path, or delete_file what is there";
@@ -185,7 +194,10 @@ export async function explainNotFound(
 ): Promise<unknown> {
   if (!(error instanceof SatchelError) || error.code !== 'NOT_FOUND') return error;
   const path = str(error.data.path);
-  if (path === undefined || error.data.what === 'version') return error;
+  // A read of the past (`at`) is about then, not about what happened to the file since.
+  if (path === undefined || error.data.what === 'version' || error.data.at !== undefined) {
+    return error;
+  }
   try {
     const ws = await ctx.workspace(typeof workspace === 'string' ? workspace : undefined);
     const { items } = await ctx.satchel.listVersions(ws, path, { limit: 2 });

@@ -27,6 +27,9 @@ const DATA: Record<string, unknown>[] = [
   { path: '/a.md', deletedAt: 5, restorable: 4 },
   { path: '/a.md', seq: 3 },
   { lockId: 'l1' },
+  { snapshot: 'before-run' },
+  { path: '/a.md', at: 4 },
+  { snapshot: 'before-run', seq: 3, reason: 'snapshot_exists' },
   { workspace: 'ws' },
   { field: 'workspace' },
   { field: 'overwrite', reason: 'unknown_argument' },
@@ -102,6 +105,12 @@ describe('error hints', () => {
     expect(never).toContain('does not exist (never written, or deleted)');
     expect(never).toContain('ifNoneMatch');
     expect(await hintOf('read_text_file', { path: '/missing.md' })).toContain('list_directory');
+
+    // The same principal's lock (another worker sharing the key) keeps this write out too.
+    await engine.acquireLock('ws', { path: '/a.md' });
+    expect(await hintOf('write_file', { path: '/a.md', content: 'b' })).toContain(
+      "If the lock is yours, pass its token as lockToken: a lock keeps out every write without it, the holder's own included",
+    );
 
     const readOnly = await connect(engine, { readOnly: true });
     const refused = await call(readOnly, 'write_file', { path: '/x.md', content: 'x' });

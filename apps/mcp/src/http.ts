@@ -189,7 +189,11 @@ export function createMcpHttpHandler(options: McpHttpOptions = {}): McpHttpHandl
         'Retry-After': '60',
       });
     }
-    const server = await createMcpServer(satchel, options);
+    // Signed URLs without SATCHEL_PUBLIC_URL are relative: complete them with the origin reached.
+    const server = await createMcpServer(satchel, {
+      ...options,
+      baseUrl: new URL(request.url).origin,
+    });
     let opened = false;
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({

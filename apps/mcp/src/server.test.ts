@@ -23,6 +23,7 @@ const READ_TOOLS = [
   'list_invitations',
   'create_download_url',
   'list_audit',
+  'list_snapshots',
 ];
 const WRITE_TOOLS = [
   'write_file',
@@ -33,6 +34,7 @@ const WRITE_TOOLS = [
   'move_file',
   'copy_file',
   'restore_version',
+  'create_snapshot',
   'lock_file',
   'renew_lock',
   'unlock_file',

@@ -18,6 +18,7 @@ import { memberTools } from './tools/members.js';
 import { ownerTools } from './tools/owners.js';
 import { readTools } from './tools/read.js';
 import { searchTools } from './tools/search.js';
+import { snapshotTools } from './tools/snapshots.js';
 import { transferTools } from './tools/transfers.js';
 import { treeTools } from './tools/tree.js';
 import { workspaceTools } from './tools/workspaces.js';
@@ -37,6 +38,11 @@ export interface McpServerOptions {
   readonly session?: string | undefined;
   /** Response bounds; see McpLimits for the defaults. */
   readonly limits?: Partial<McpLimits> | undefined;
+  /**
+   * Origin clients reach the server at, to make signed URLs absolute when the engine signs
+   * relative ones (createMcpHttpHandler passes the request's origin).
+   */
+  readonly baseUrl?: string | undefined;
   /** Length of one change-feed long poll behind resource subscriptions (default 10 s). */
   readonly subscriptionWaitSeconds?: number | undefined;
 }
@@ -48,6 +54,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   ...treeTools,
   ...searchTools,
   ...historyTools,
+  ...snapshotTools,
   ...transferTools,
   ...lockTools,
   ...workspaceTools,
@@ -76,9 +83,10 @@ function instructions(workspace: string | undefined, readOnly: boolean): string 
       ? 'Pass workspace (a name from list_workspaces) to each tool, unless your key sees a single workspace.'
       : `Default workspace: ${workspace} (pass workspace to use another).`,
     'Paths are absolute inside the workspace, like /notes/plan.md. Reads, listings and searches are bounded: follow nextOffset / nextCursor for more.',
-    'A version is the seq of the write that made it: reads return it, ifMatch takes it, list_versions lists them.',
+    'A version is the seq of the write that made it: reads return it, ifMatch takes it, list_versions lists them. version (a seq of that file) reads or restores one version of a file.',
+    'at (a seq, or a snapshot name from create_snapshot) makes read_text_file, get_file_info, list_directory and directory_tree see the whole workspace as it was then.',
     'Errors start with a code (NOT_FOUND, PRECONDITION_FAILED, LOCKED…) and end with "Next step:", which names the tool to call.',
-    'Working with others: read a file, then write with ifMatch set to the version you read; on PRECONDITION_FAILED re-read and retry. Hold lock_file for multi-step changes.',
+    'Working with others: read a file, then write with ifMatch set to the seq you read; on PRECONDITION_FAILED re-read and retry. Hold lock_file for multi-step changes, and pass its token as lockToken on every write under it (your own writes too).',
     readOnly ? 'This connection is read-only: tools that change files are not available.' : '',
   ]
     .filter((line) => line !== '')
@@ -105,6 +113,7 @@ export async function createMcpServer(
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     workspace: options.workspace,
     session: options.session ?? (() => clientSession(server, connection)),
+    baseUrl: options.baseUrl,
   });
   for (const tool of ALL_TOOLS) tool.register(server, ctx, readOnly);
   // tools/list in our compact form (tool.ts, listingOf), computed once. A read-only connection

@@ -172,6 +172,9 @@ function listingOf(
       if (jsonSchema.minimum === 1 && jsonSchema.maximum !== undefined) delete jsonSchema.minimum;
     },
   });
+  collapseTypeUnions(schema);
+  const properties = (schema.properties ?? {}) as Record<string, { description?: string }>;
+  for (const name of DESCRIBED_ONCE) delete properties[name]?.description;
   // Unknown arguments are refused all the same, naming the argument (parseOptions).
   delete schema.$schema;
   delete schema.additionalProperties;
@@ -181,6 +184,34 @@ function listingOf(
     inputSchema: schema as Tool['inputSchema'],
     annotations,
   };
+}
+
+/**
+ * Arguments many tools share, whose meaning the server's instructions give once (server.ts)
+ * instead of every tool's listing repeating it.
+ */
+const DESCRIBED_ONCE = ['workspace', 'version', 'at', 'ifMatch', 'lockToken'] as const;
+
+/**
+ * `{anyOf: [{type: "integer"}, {type: "string"}]}` → `{type: ["integer", "string"]}`: the same
+ * JSON Schema in fewer tokens, for unions of bare types once their bounds are gone (`at`).
+ */
+function collapseTypeUnions(node: unknown): void {
+  if (typeof node !== 'object' || node === null) return;
+  for (const value of Object.values(node)) collapseTypeUnions(value);
+  const schema = node as { anyOf?: unknown; type?: unknown };
+  const members = Array.isArray(schema.anyOf) ? (schema.anyOf as unknown[]) : [];
+  const bare = members.every(
+    (m) =>
+      typeof m === 'object' &&
+      m !== null &&
+      Object.keys(m).length === 1 &&
+      typeof (m as { type?: unknown }).type === 'string',
+  );
+  if (members.length > 1 && bare && schema.type === undefined) {
+    schema.type = members.map((m) => (m as { type: string }).type);
+    delete schema.anyOf;
+  }
 }
 
 function readOnlyRefusal(tool: string): SatchelError {
@@ -283,6 +314,11 @@ export interface ToolContextOptions {
    * it is known only once the client has introduced itself (createMcpServer's default).
    */
   readonly session?: string | (() => string | undefined) | undefined;
+  /**
+   * Origin the client reached this server at (`http://127.0.0.1:8787`), for signed URLs the
+   * engine makes relative (no SATCHEL_PUBLIC_URL); unknown over stdio.
+   */
+  readonly baseUrl?: string | undefined;
 }
 
 export class ToolContext {
@@ -305,6 +341,15 @@ export class ToolContext {
   /** The workspace `workspace()` last resolved in this call's context, if any. */
   get resolvedWorkspace(): string | undefined {
     return this.#resolved;
+  }
+
+  /**
+   * A signed URL an agent can hand to curl: a relative one (`/signed/…`, no SATCHEL_PUBLIC_URL)
+   * made absolute with the origin this connection reached, as the REST route does.
+   */
+  absoluteUrl(url: string): string {
+    const base = this.#options.baseUrl;
+    return url.startsWith('/') && base !== undefined ? new URL(url, base).href : url;
   }
 
   /** Options every engine call carries: the session label, when there is one. */
@@ -351,8 +396,14 @@ export const WorkspaceArg = z.string().optional();
 /** A path argument; the instructions say once that paths are absolute inside the workspace. */
 export const PathArg = z.string();
 
-/** The lockToken argument of every tool that writes (core's, described for an agent). */
-export const LockTokenArg = optionsOf('writeFile').shape.lockToken.describe('from lock_file');
+/** The lockToken argument of every tool that writes (core's). */
+export const LockTokenArg = optionsOf('writeFile').shape.lockToken;
+
+/**
+ * The `at` of the tools that read the past (core's AtSchema): a seq, or a snapshot's name. Like
+ * the two below, explained once in the instructions (DESCRIBED_ONCE).
+ */
+export const AtArg = optionsOf('readText').shape.at;
 
 /** The ifMatch argument of every tool that replaces or removes. */
-export const IfMatchArg = optionsOf('writeFile').shape.ifMatch.describe('the seq you read');
+export const IfMatchArg = optionsOf('writeFile').shape.ifMatch;

@@ -2,69 +2,40 @@
  * MCP over Streamable HTTP at /mcp of a real `satchel serve` process: the SDK client with a
  * bearer key, subscriptions fed by REST writes, auth failures, foreign origins, read-only keys.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliMain } from './cli.js';
+import { type Served, startServe } from './serve.js';
 
 let data: string;
-let server: ChildProcess;
+let served: Served;
 let url: string;
 let adminKey: string;
-const clients: Client[] = [];
 
 beforeAll(async () => {
   data = await mkdtemp(join(tmpdir(), 'satchel-mcp-http-'));
-  server = spawn(
-    process.execPath,
-    [cliMain(), 'serve', '--port', '0', '--host', '127.0.0.1', '--data', data],
-    { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } },
-  );
-  let stdout = '';
-  url = await new Promise<string>((resolve, reject) => {
-    server.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
-      if (match?.[1] !== undefined) resolve(match[1]);
-    });
-    server.once('exit', (code) => reject(new Error(`satchel serve exited with ${code}`)));
-  });
-  adminKey = (await readFile(join(data, 'admin.key'), 'utf8')).trim();
+  served = await startServe(data);
+  url = served.url;
+  adminKey = served.adminKey;
   const created = await rest('POST', '/v1/workspaces', { name: 'demo' });
   expect(created.status).toBe(201);
 });
 
 afterAll(async () => {
-  for (const client of clients) await client.close().catch(() => undefined);
-  if (server.exitCode === null) {
-    server.kill('SIGTERM');
-    await once(server, 'exit');
-  }
+  await served?.close();
   await rm(data, { recursive: true, force: true });
 });
 
 function rest(method: string, path: string, body?: unknown, key = adminKey): Promise<Response> {
-  return fetch(`${url}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-  });
+  return served.rest(method, path, body, key);
 }
 
-async function connect(key: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${key}` } },
-  });
-  const client = new Client({ name: 'http-test', version: '1.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
+function connect(key: string): Promise<Client> {
+  return served.connectHttp(key, 'http-test');
 }
 
 const INITIALIZE = {

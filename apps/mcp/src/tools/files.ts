@@ -34,7 +34,7 @@ const writeFile = defineTool({
   name: 'write_file',
   title: 'Write file',
   description:
-    'Create or replace a whole file (parents created); returns the new seq. ifMatch: only over the seq you read; ifNoneMatch "*": create only. For changes prefer edit_file.',
+    'Create or replace a whole file (parents created); returns the new seq. For changes prefer edit_file.',
   operation: 'writeFile',
   hints: { destructive: true, idempotent: true },
   input: {
@@ -69,7 +69,7 @@ const appendFile = defineTool({
   name: 'append_file',
   title: 'Append to file',
   description:
-    'Add to the end of a file (created if missing), e.g. logs and notes; concurrent appends never overwrite each other.',
+    'Add to the end of a file (created if missing); concurrent appends never overwrite each other.',
   operation: 'appendFile',
   hints: { destructive: false, idempotent: false },
   input: {
@@ -102,7 +102,7 @@ const editFile = defineTool({
   name: 'edit_file',
   title: 'Edit file',
   description:
-    'Replace exact text: each oldText must match once (or replaceAll); returns a diff; dryRun previews. On no or several matches nothing is written and the error shows the nearest lines.',
+    'Replace exact text (each oldText must match once, or replaceAll) and return a diff; if one does not match, nothing is written.',
   operation: 'editFile',
   hints: { destructive: true, idempotent: false },
   input: {

@@ -19,7 +19,7 @@ const listVersions = defineTool({
   name: 'list_versions',
   title: 'List versions',
   description:
-    'Versions of a file, newest first (seq, author, time, size, deletions), also across moves. Paged.',
+    "A file's versions, newest first (seq, author, time, size, deletions), across moves; paged.",
   operation: 'listVersions',
   input: {
     workspace: WorkspaceArg,
@@ -97,7 +97,7 @@ const restoreVersion = defineTool({
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    version: argOf('restore', 'seq').describe('seq to bring back'),
+    version: argOf('restore', 'seq'),
     ifMatch: IfMatchArg,
     lockToken: LockTokenArg,
   },
@@ -123,7 +123,7 @@ const getChanges = defineTool({
   name: 'get_changes',
   title: 'Get changes',
   description:
-    'Changes after since (a seq), oldest first; pass the returned cursor as since to go on. waitSeconds (≤ 60) waits for the next.',
+    'Changes after since (a seq), oldest first; pass the returned cursor as since to go on, waitSeconds to wait for the next.',
   operation: 'listChanges',
   input: {
     workspace: WorkspaceArg,

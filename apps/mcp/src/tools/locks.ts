@@ -44,7 +44,7 @@ const lockFile = defineTool({
   name: 'lock_file',
   title: 'Lock file',
   description:
-    'Lease a file (or scope "tree") so others cannot change it; exclusive (default) or shared. Pass token as lockToken, renew_lock before expiresAt, unlock_file when done.',
+    'Lease a file (or scope "tree"): writes without its token fail, yours too. Pass it as lockToken; renew_lock before expiresAt; unlock_file.',
   operation: 'acquireLock',
   hints: { destructive: false, idempotent: false },
   input: {

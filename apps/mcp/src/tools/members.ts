@@ -70,7 +70,7 @@ const setMember = defineTool({
 const removeMember = defineTool({
   name: 'remove_member',
   title: 'Remove member',
-  description: 'Owners: remove a member from the workspace, or withdraw their pending invitation.',
+  description: 'Owners: remove a member, or withdraw their invitation.',
   operation: 'removeMember',
   hints: { destructive: true, idempotent: true },
   input: {
@@ -109,7 +109,7 @@ const listInvitations = defineTool({
 const acceptInvitation = defineTool({
   name: 'accept_invitation',
   title: 'Accept invitation',
-  description: 'Accept an invitation to you (see list_invitations) and join its workspace.',
+  description: 'Join a workspace by accepting an invitation from list_invitations.',
   operation: 'acceptInvitation',
   hints: { destructive: false, idempotent: false },
   input: { id: InvitationIdArg },

@@ -12,13 +12,13 @@ const offerTransfer = defineTool({
   name: 'offer_transfer',
   title: 'Offer ownership',
   description:
-    'Owners: offer the workspace to a person (to) or to whoever has the one-time claim code; accept_transfer makes them owner.',
+    'Owners: offer the workspace to a person (to), or to whoever holds the claim code; accept_transfer makes them owner.',
   operation: 'offerTransfer',
   hints: { destructive: false, idempotent: false },
   input: {
     workspace: WorkspaceArg,
     to: offer.to,
-    previousOwner: offer.previousOwner,
+    previousOwner: offer.previousOwner.describe('your role afterwards (default editor)'),
     expiresInHours: offer.expiresInHours,
   },
   async run(args, ctx) {

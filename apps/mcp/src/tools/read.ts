@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { describeError } from '../errors.js';
 import {
   type AnyTool,
+  AtArg,
   checkPath,
   defineTool,
   optionsOf,
@@ -14,8 +15,6 @@ import {
   WorkspaceArg,
 } from '../tool.js';
 import { fileUri } from '../uri.js';
-
-const VERSION = 'a past seq';
 
 /** Where to read on: the line (and, inside a cut line, the column), or null at the end. */
 function continuation(slice: TextSlice): { nextOffset: number | null; nextColumn: number | null } {
@@ -28,9 +27,16 @@ function continuation(slice: TextSlice): { nextOffset: number | null; nextColumn
  * One line for the model: the version to pass as ifMatch, which part of the file this is, and
  * how to read on. Always given, so that a whole read carries its version too.
  */
-function sliceNote(slice: TextSlice, offset: number | undefined): string {
+function sliceNote(
+  slice: TextSlice,
+  offset: number | undefined,
+  at: number | string | undefined,
+): string {
   const { path, seq } = slice.info;
-  const head = `[${path} seq ${seq} (pass ifMatch ${seq} to write it)`;
+  const head =
+    at === undefined
+      ? `[${path} seq ${seq} (pass ifMatch ${seq} to write it)`
+      : `[${path} seq ${seq}, as it was at ${at}`;
   const total = slice.totalLines === null ? '' : ` of ${slice.totalLines}`;
   if (slice.lineEnd < slice.lineStart) {
     return offset !== undefined && slice.totalLines !== null && offset > slice.totalLines
@@ -67,7 +73,7 @@ const readTextFile = defineTool({
   name: 'read_text_file',
   title: 'Read text file',
   description:
-    'Read a UTF-8 text file, whole or by lines (head, tail, offset+limit), up to 256 KiB. Ends with the seq for ifMatch and, if more follows, nextOffset (nextColumn inside a very long line).',
+    'Read a text file, whole or by lines (head, tail, offset+limit), up to 256 KiB; ends with its seq and, if more follows, nextOffset.',
   operation: 'readText',
   input: {
     workspace: WorkspaceArg,
@@ -77,7 +83,8 @@ const readTextFile = defineTool({
     offset: optionsOf('readText').shape.offset.describe('first line, 1-based'),
     limit: optionsOf('readText').shape.limit.describe('lines'),
     column: optionsOf('readText').shape.column.describe('a nextColumn, with offset'),
-    version: optionsOf('readText').shape.version.describe(VERSION),
+    version: optionsOf('readText').shape.version,
+    at: AtArg,
   },
   output: SliceOutput,
   async run(args, ctx) {
@@ -90,10 +97,11 @@ const readTextFile = defineTool({
       limit: args.limit,
       column: args.column,
       version: args.version,
+      at: args.at,
       maxBytes: ctx.limits.maxReadBytes,
     });
     const content: ContentBlock[] = [{ type: 'text', text: slice.text }];
-    content.push({ type: 'text', text: sliceNote(slice, args.offset) });
+    content.push({ type: 'text', text: sliceNote(slice, args.offset, args.at) });
     return {
       structured: {
         path: slice.info.path,
@@ -119,13 +127,13 @@ const readMediaFile = defineTool({
   name: 'read_media_file',
   title: 'Read media file',
   description:
-    'Read a binary file (image, audio, PDF…) as base64 the model can see; above 10 MiB a resource_link (fetch it with create_download_url).',
+    'Read an image, audio or other binary file as base64; above 10 MiB a resource_link (use create_download_url).',
   // Also calls stat first, to refuse text and answer large files with a link before reading.
   operation: 'readFile',
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    version: optionsOf('readFile').shape.version.describe(VERSION),
+    version: optionsOf('readFile').shape.version,
   },
   output: {
     path: z.string(),
@@ -230,7 +238,7 @@ function wholeReads(infos: readonly (FileInfo | null)[], budget: number): Set<nu
 const readMultipleFiles = defineTool({
   name: 'read_multiple_files',
   title: 'Read multiple files',
-  description: `Read up to ${MAX_FILES} text files sharing the read limit: the smallest whole, one cut (nextOffset), the rest skipped. Each unreadable file gets its own error.`,
+  description: `Read up to ${MAX_FILES} text files within one read limit: smallest whole, one cut (nextOffset), rest skipped; errors per file.`,
   // stat, then readText, once per file; the paths and the shared budget are this tool's own.
   operation: 'readText',
   input: {
@@ -331,22 +339,21 @@ function describeInfo(info: FileInfo): string {
 const getFileInfo = defineTool({
   name: 'get_file_info',
   title: 'Get file info',
-  description:
-    'Metadata without reading: type, seq (for ifMatch), size, content type, SHA-256, author, time.',
+  description: 'Metadata without reading: type, seq, size, content type, SHA-256, author, time.',
   operation: 'stat',
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    version: optionsOf('stat').shape.version.describe(VERSION),
+    version: optionsOf('stat').shape.version,
+    at: AtArg,
   },
   output: resultOf('stat').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
-    const info = await ctx.satchel.stat(
-      ws,
-      checkPath(args.path),
-      args.version === undefined ? {} : { version: args.version },
-    );
+    const info = await ctx.satchel.stat(ws, checkPath(args.path), {
+      version: args.version,
+      at: args.at,
+    });
     return { structured: info, text: describeInfo(info) };
   },
 });

@@ -22,7 +22,7 @@ const searchFiles = defineTool({
   operation: 'list',
   input: {
     workspace: WorkspaceArg,
-    path: list.path,
+    path: list.path.describe('default "/"'),
     pattern: list.glob.unwrap().min(1),
     excludePatterns: z.array(z.string().max(1000)).max(100).optional(),
     cursor: list.cursor,
@@ -132,7 +132,7 @@ const search = defineTool({
   name: 'search',
   title: 'Search',
   description:
-    'Ranked full-text search: the best passages, each cited by path, seq and lines (open them with read_text_file). For exact strings use grep.',
+    'Ranked full-text search: passages cited by path, seq and lines (read them with read_text_file). Exact strings: grep.',
   operation: 'search',
   input: {
     workspace: WorkspaceArg,
@@ -169,7 +169,7 @@ const ask = defineTool({
   name: 'ask',
   title: 'Ask',
   description:
-    "Answer a question from the workspace's files with [n] citations (path, seq, lines); without a language model on the server, the passages only.",
+    'Answer a question from the files, citing path, seq and lines; without a language model on the server, the passages only.',
   operation: 'ask',
   input: {
     workspace: WorkspaceArg,

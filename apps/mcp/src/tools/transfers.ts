@@ -22,7 +22,7 @@ const createUploadUrl = defineTool({
   name: 'create_upload_url',
   title: 'Create upload URL',
   description:
-    'A short-lived URL to upload one large or binary file outside the conversation: curl -T FILE URL. Versioned like write_file.',
+    'A short-lived URL to upload a large or binary file outside the conversation: curl -T FILE URL.',
   operation: 'createUploadUrl',
   hints: { destructive: true, idempotent: false },
   input: {
@@ -31,14 +31,15 @@ const createUploadUrl = defineTool({
     size: uploadOptions.size.describe('exact bytes'),
     sha256: uploadOptions.sha256,
     expiresIn: uploadOptions.expiresIn.describe(EXPIRES),
-    ifMatch: uploadOptions.ifMatch.describe('the seq you read'),
+    ifMatch: uploadOptions.ifMatch,
     ifNoneMatch: uploadOptions.ifNoneMatch.describe('"*": create only'),
   },
   output: resultOf('createUploadUrl').shape,
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const { workspace: _ws, path, ...options } = args;
-    const signed = await ctx.satchel.createUploadUrl(ws, checkFilePath(path), options);
+    const created = await ctx.satchel.createUploadUrl(ws, checkFilePath(path), options);
+    const signed = { ...created, url: ctx.absoluteUrl(created.url) };
     return {
       structured: signed,
       text: `curl -T LOCAL_FILE '${signed.url}'\n(expires ${signed.expiresAt}; single use)`,
@@ -54,7 +55,7 @@ const createDownloadUrl = defineTool({
   input: {
     workspace: WorkspaceArg,
     path: PathArg,
-    version: downloadOptions.version.describe('a past seq'),
+    version: downloadOptions.version,
     expiresIn: downloadOptions.expiresIn.describe(EXPIRES),
     reusable: downloadOptions.reusable.describe('default: single use'),
   },
@@ -62,7 +63,8 @@ const createDownloadUrl = defineTool({
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
     const { workspace: _ws, path, ...options } = args;
-    const signed = await ctx.satchel.createDownloadUrl(ws, checkPath(path), options);
+    const created = await ctx.satchel.createDownloadUrl(ws, checkPath(path), options);
+    const signed = { ...created, url: ctx.absoluteUrl(created.url) };
     return {
       structured: signed,
       text: `curl -o LOCAL_FILE '${signed.url}'\n(expires ${signed.expiresAt}${options.reusable ? '' : '; single use'})`,

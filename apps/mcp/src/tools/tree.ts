@@ -8,6 +8,7 @@ import { excludeMatcher, type FileInfo } from '@satchel/core';
 import { z } from 'zod';
 import {
   type AnyTool,
+  AtArg,
   argOf,
   checkPath,
   defineTool,
@@ -36,8 +37,7 @@ function line(info: FileInfo): string {
 const createDirectory = defineTool({
   name: 'create_directory',
   title: 'Create directory',
-  description:
-    'Create a directory and missing parents (fine if it exists). Writing a file creates its parents anyway.',
+  description: 'Create a directory and missing parents; fine if it exists.',
   operation: 'mkdir',
   hints: { destructive: false, idempotent: true },
   input: { workspace: WorkspaceArg, path: PathArg },
@@ -60,6 +60,7 @@ const listDirectory = defineTool({
     path: DirArg,
     cursor: list.cursor,
     limit: list.limit,
+    at: AtArg,
   },
   output: {
     path: z.string(),
@@ -75,11 +76,13 @@ const listDirectory = defineTool({
       path,
       cursor: args.cursor,
       limit: args.limit,
+      at: args.at,
     });
     const lines = page.items.map(line);
+    const then = args.at === undefined ? '' : ` at=${args.at}`;
     if (page.nextCursor !== null) {
       lines.push(
-        `[${page.items.length} of ${page.total} shown; more with cursor=${page.nextCursor}]`,
+        `[${page.items.length} of ${page.total} shown; more with cursor=${page.nextCursor}${then}]`,
       );
     } else if (page.items.length === 0) {
       lines.push(`[${path} is empty]`);
@@ -91,8 +94,14 @@ const listDirectory = defineTool({
   },
 });
 
-/** Up to `max` entries of a directory (several pages when needed), and the total. */
-async function directoryEntries(ctx: ToolContext, ws: string, path: string, max: number) {
+/** Up to `max` entries of a directory (several pages when needed, `at` a past seq), and the total. */
+async function directoryEntries(
+  ctx: ToolContext,
+  ws: string,
+  path: string,
+  max: number,
+  at?: number | string,
+) {
   const items: FileInfo[] = [];
   let cursor: string | undefined;
   let total = 0;
@@ -102,6 +111,7 @@ async function directoryEntries(ctx: ToolContext, ws: string, path: string, max:
       path,
       cursor,
       limit: Math.min(1000, max - items.length),
+      at,
     });
     items.push(...page.items);
     total = page.total;
@@ -114,7 +124,7 @@ const listDirectoryWithSizes = defineTool({
   name: 'list_directory_with_sizes',
   title: 'List directory with sizes',
   description:
-    'A directory with sizes and totals, sorted by name or size (largest first); up to 1000 entries.',
+    'A directory with sizes and totals, by name or size (largest first); up to 1000 entries.',
   // list, page after page up to the entry limit.
   operation: 'list',
   input: {
@@ -212,7 +222,7 @@ const directoryTree = defineTool({
   name: 'directory_tree',
   title: 'Directory tree',
   description:
-    'A subtree as compact lines ("dir/", "file size") within maxDepth (5) and maxEntries (1000). A folder cut short ends in "…": list it with a narrower path.',
+    'A subtree as compact lines ("dir/", "file size"), maxDepth 5 and maxEntries 1000 by default; a folder cut short ends in "…".',
   // list, once per directory breadth-first, and once recursively for the total.
   operation: 'list',
   input: {
@@ -221,6 +231,7 @@ const directoryTree = defineTool({
     excludePatterns: z.array(z.string().max(1000)).max(100).optional(),
     maxDepth: z.number().int().min(1).max(50).optional(),
     maxEntries: z.number().int().min(1).optional(),
+    at: AtArg,
   },
   output: {
     path: z.string(),
@@ -245,7 +256,13 @@ const directoryTree = defineTool({
     let next = queue.shift();
     for (; next !== undefined && entries < maxEntries; next = queue.shift()) {
       const into = next.node?.children ?? tree;
-      const { items, total } = await directoryEntries(ctx, ws, next.path, maxEntries - entries);
+      const { items, total } = await directoryEntries(
+        ctx,
+        ws,
+        next.path,
+        maxEntries - entries,
+        args.at,
+      );
       if (items.length < total) {
         cut = true;
         if (next.node !== null) {
@@ -275,7 +292,13 @@ const directoryTree = defineTool({
       if (next.node !== null) next.node.truncated = true;
     }
     const total = (
-      await ctx.satchel.list(ws, { ...ctx.call(), path: root, recursive: true, limit: 1 })
+      await ctx.satchel.list(ws, {
+        ...ctx.call(),
+        path: root,
+        recursive: true,
+        limit: 1,
+        at: args.at,
+      })
     ).total;
     const truncated = cut && entries < total;
     const lines = treeLines(tree, '', []);

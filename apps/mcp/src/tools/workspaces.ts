@@ -47,7 +47,7 @@ const deleteWorkspace = defineTool({
   operation: 'deleteWorkspace',
   hints: { destructive: true, idempotent: true },
   input: {
-    workspace: argOf('deleteWorkspace', 'workspace').min(1).describe('the workspace to delete'),
+    workspace: argOf('deleteWorkspace', 'workspace').min(1),
   },
   async run(args, ctx) {
     await ctx.satchel.deleteWorkspace(args.workspace, ctx.call());
