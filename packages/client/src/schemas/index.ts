@@ -86,6 +86,7 @@ export type {
   Workspace,
   WorkspaceInfo,
   WorkspaceSettings,
+  WriteFileOptions,
   WriteOptions,
 } from './files.js';
 export {
@@ -119,6 +120,7 @@ export {
   MutationOptionsSchema,
   PageOptionsSchema,
   pageSchema,
+  QuotaLimitSchema,
   ReadOptionsSchema,
   ReadTextOptionsSchema,
   RemoveOptionsSchema,
@@ -133,6 +135,7 @@ export {
   WorkspaceInfoSchema,
   WorkspaceSchema,
   WorkspaceSettingsSchema,
+  WriteFileOptionsSchema,
   WriteOptionsSchema,
 } from './files.js';
 export type {
@@ -201,6 +204,8 @@ export {
   UploadSchema,
   UploadUrlOptionsSchema,
 } from './transfers.js';
+export type { WorkspaceUsage } from './usage.js';
+export { WorkspaceUsageSchema } from './usage.js';
 export type {
   CreatedWebhook,
   CreateWebhook,
