@@ -15,6 +15,7 @@ const TITLES: Readonly<Record<ErrorCode, string>> = {
   TOO_LARGE: 'Content too large',
   LOCKED: 'Locked',
   RATE_LIMITED: 'Too many requests',
+  QUOTA_EXCEEDED: 'Workspace quota exceeded',
   UNAVAILABLE: 'Service unavailable',
   INTEGRITY: 'Stored content failed its integrity check',
   INTERNAL: 'Internal server error',

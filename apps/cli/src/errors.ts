@@ -14,6 +14,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   UNAUTHENTICATED: 5,
   FORBIDDEN: 5,
   TOO_LARGE: 6,
+  QUOTA_EXCEEDED: 6,
   RATE_LIMITED: 7,
   INTEGRITY: 8,
   UNAVAILABLE: 9,

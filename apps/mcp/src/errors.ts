@@ -165,6 +165,8 @@ const HINTS: Readonly<Record<ErrorCode, (data: Data, tool: string) => string>> =
   PRECONDITION_FAILED: preconditionHint,
   TOO_LARGE: (_data, tool) => tooLargeHint(tool),
   LOCKED: lockedHint,
+  QUOTA_EXCEEDED: (data) =>
+    `the workspace is at its ${str(data.quota) === 'files' ? 'file' : 'storage'} quota (${num(data.usage) ?? '?'} of ${num(data.limit) ?? '?'}); do not retry as is — delete_file what is no longer needed (history still counts toward a history quota), or ask an administrator to raise the quota`,
   RATE_LIMITED: (data) =>
     `too many requests; retry after ${num(data.retryAfter) ?? 'a few'} seconds`,
   UNAVAILABLE: () =>

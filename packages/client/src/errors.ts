@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   TOO_LARGE: 413,
   LOCKED: 423,
   RATE_LIMITED: 429,
+  /** A workspace quota (bytes or files) would be exceeded; `data` names the usage and the limit. */
+  QUOTA_EXCEEDED: 413,
   /** The database or content store cannot be reached; worth retrying later (Retry-After). */
   UNAVAILABLE: 503,
   /** Stored content no longer matches its hash: a server-side fault, never returned as data. */

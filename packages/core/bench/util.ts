@@ -205,6 +205,15 @@ export async function freshSatchel(
     ...(url ? { stores: { metadata: { kind: 'postgres', url, schema } } } : {}),
   });
   await satchel.createWorkspace(WORKSPACE);
+  // BENCH_QUOTA=1: quotas no write reaches, so every write pays for the check (engine/quota.ts).
+  if (process.env.BENCH_QUOTA === '1') {
+    const far = Number.MAX_SAFE_INTEGER;
+    await satchel.updateWorkspace(WORKSPACE, {
+      quotaBytes: far,
+      quotaHistoryBytes: far,
+      quotaFiles: far,
+    });
+  }
   return {
     satchel,
     data,

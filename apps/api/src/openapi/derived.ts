@@ -11,6 +11,18 @@ import type { ErrorStatus, OperationSpec, ParamSpec } from './spec.js';
 const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
 
 /** The error statuses an operation can answer with, from what it declares. */
+/** Operations that add content or versions to a workspace: a quota may refuse them (413). */
+const STORES_CONTENT = new Set([
+  'writeFiles',
+  'editFile',
+  'copy',
+  'move',
+  'restore',
+  'createUpload',
+  'createUploadUrl',
+  'completeUpload',
+]);
+
 function errorsOf(spec: Declaration, options: ReadonlySet<string>): ErrorStatus[] {
   const errors: ErrorStatus[] = [400];
   const access = spec.access;
@@ -18,6 +30,7 @@ function errorsOf(spec: Declaration, options: ReadonlySet<string>): ErrorStatus[
   errors.push(404);
   if (spec.mutates) errors.push(409);
   if (options.has('ifMatch')) errors.push(412);
+  if (STORES_CONTENT.has(spec.name)) errors.push(413);
   if (options.has('lockToken') || spec.tag === 'locks') errors.push(423);
   return errors;
 }

@@ -48,7 +48,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   405: 'Method not allowed on this path (INVALID_INPUT, with Allow)',
   409: 'Conflicts with the current state (CONFLICT)',
   412: 'If-Match / ifMatch is not the head (PRECONDITION_FAILED)',
-  413: 'Over a configured size limit (TOO_LARGE)',
+  413: 'Over a configured size limit (TOO_LARGE) or a workspace quota (QUOTA_EXCEEDED)',
   416: 'Range not satisfiable (INVALID_INPUT)',
   423: 'Held by another holder’s lock, or stale fencing token (LOCKED)',
   429: 'Rate limit of this key exceeded (RATE_LIMITED, with Retry-After)',

@@ -220,9 +220,17 @@ export function fileRoutes(config: RouteConfig): Hono<ApiEnv> {
     // `Satchel-Content-Hash` and no body: content the workspace already holds (404 if not).
     const byHash = c.req.header('Satchel-Content-Hash');
     if (byHash !== undefined) await refuseBody(body);
+    // A declared length lets core refuse a write over a quota before reading the body.
+    const length = c.req.header('Content-Length');
+    const size = length !== undefined && /^[0-9]+$/.test(length) ? Number(length) : undefined;
     const info =
       byHash === undefined
-        ? await satchel.writeFile(ws, path, body, options)
+        ? await satchel.writeFile(
+            ws,
+            path,
+            body,
+            size === undefined ? options : { ...options, size },
+          )
         : await satchel.writeFileByHash(ws, path, byHash.trim(), options);
     // Only a create-only write is known to have created the file (core does not say).
     return c.json(info, options.ifNoneMatch === '*' ? 201 : 200, versionHeaders(info));

@@ -67,3 +67,38 @@ describe('satchel ws', () => {
     );
   });
 });
+
+describe('satchel ws usage and quotas', () => {
+  it('sets quotas, shows usage, and exits 6 on a write over a quota', async () => {
+    await cli.run(['ws', 'create', 'q']);
+    const set = await cli.run(['ws', 'set', 'q', '--quota-bytes', '1K', '--quota-files', '2']);
+    expect(set.stdout).toBe(
+      'workspace q: indexing on, quotas: bytes 1.0 KiB, history none, files 2\n',
+    );
+    await cli.in('q', ['put', '-', '/a.txt'], { stdin: 'x'.repeat(600) });
+    await cli.in('q', ['put', '-', '/a.txt'], { stdin: 'y'.repeat(300) });
+    const refused = await cli.in('q', ['put', '-', '/b.txt'], { stdin: 'z'.repeat(800) });
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toContain('limited to 1024 bytes of current files; it holds 300');
+    const usage = await cli.run(['ws', 'usage', 'q']);
+    expect(usage.stdout.split('\n')).toEqual([
+      'current       300 B  of 1.0 KiB',
+      'with history  900 B',
+      'deduplicated  900 B',
+      'files             1  of 2',
+      '',
+    ]);
+    const json = await cli.run(['ws', 'usage', 'q', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      currentBytes: 300,
+      historyBytes: 900,
+      files: 1,
+      quota: { bytes: 1024, historyBytes: null, files: 2 },
+    });
+    expect((await cli.run(['ws', 'set', 'q', '--quota-bytes', 'lots'])).code).toBe(2);
+    expect((await cli.run(['ws', 'set', 'q', '--quota-bytes', 'none'])).stderr).toBe('');
+    const lifted = await cli.in('q', ['put', '-', '/b.txt'], { stdin: 'z'.repeat(800) });
+    expect(lifted.stderr).toBe('');
+    expect(lifted.code).toBe(0);
+  });
+});

@@ -4,6 +4,43 @@ import { type Context, positiveInt } from '../context.js';
 import { usageError } from '../errors.js';
 import { examples, humanSize, shortTime, table } from '../format.js';
 
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  k: 1024,
+  m: 1024 ** 2,
+  g: 1024 ** 3,
+  t: 1024 ** 4,
+};
+
+/** A quota flag: a count or size (`500`, `10M`, `2GiB`: binary units), or `none` to remove it. */
+function quotaLimit(value: string): number | null {
+  if (/^(none|unlimited)$/i.test(value)) return null;
+  const match = /^([0-9]+)\s*([kmgt]?)(i?b)?$/i.exec(value.trim());
+  const unit = SIZE_UNITS[(match?.[2] ?? '').toLowerCase()];
+  const limit = match && unit ? Number(match[1]) * unit : Number.NaN;
+  if (!Number.isSafeInteger(limit)) {
+    throw usageError(`invalid quota: ${value}`, 'give a number (10M, 2G for bytes) or none');
+  }
+  return limit;
+}
+
+// Quota flags stay strings until the action: commander turns a parser's null into ''.
+interface SetFlags {
+  readonly indexing?: 'on' | 'off';
+  readonly quotaBytes?: string;
+  readonly quotaHistoryBytes?: string;
+  readonly quotaFiles?: string;
+}
+
+const parsedQuota = (value: string | undefined) =>
+  value === undefined ? undefined : quotaLimit(value);
+
+/** A quota for people: the limit, or "none". */
+function shownLimit(limit: number | null, size: boolean): string {
+  if (limit === null) return 'none';
+  return size ? humanSize(limit) : String(limit);
+}
+
 interface PageFlags {
   readonly limit?: number;
   readonly cursor?: string;
@@ -75,6 +112,9 @@ export function registerWorkspaceCommands(program: Command, ctx: Context): void 
           ['size', humanSize(found.bytes)],
           ['versions', String(found.versions)],
           ['indexing', found.settings.indexing],
+          ['quota bytes', shownLimit(found.settings.quotaBytes, true)],
+          ['quota history', shownLimit(found.settings.quotaHistoryBytes, true)],
+          ['quota files', shownLimit(found.settings.quotaFiles, false)],
         ]),
       );
     });
@@ -82,7 +122,7 @@ export function registerWorkspaceCommands(program: Command, ctx: Context): void 
 
   const set = ws
     .command('set')
-    .description('change workspace settings (owners): search indexing on or off')
+    .description('change workspace settings: search indexing on or off (owners); quotas (admins)')
     .argument('[name]', 'workspace name (default: -w / SATCHEL_WORKSPACE)')
     .addOption(
       new Option('--indexing <on|off>', 'off drops the search index; on rebuilds it').choices([
@@ -90,25 +130,73 @@ export function registerWorkspaceCommands(program: Command, ctx: Context): void 
         'off',
       ]),
     )
-    .action(
-      async (
-        name: string | undefined,
-        flags: { readonly indexing?: 'on' | 'off' },
-        cmd: Command,
-      ) => {
-        const run = ctx.invocation(cmd);
-        if (flags.indexing === undefined) {
-          throw usageError('nothing to set', 'pass a setting, e.g. --indexing off');
-        }
-        const updated = await (await run.satchel()).updateWorkspace(name ?? run.workspace(), {
-          ...run.call(),
-          indexing: flags.indexing,
-        });
-        if (run.json) run.printJson(updated);
-        else run.out(`workspace ${updated.name}: indexing ${updated.settings.indexing}`);
-      },
-    );
-  examples(set, ['satchel ws set demo --indexing off', 'satchel ws set demo --indexing on']);
+    .option('--quota-bytes <size>', 'limit the bytes of the current files (none: no limit)')
+    .option(
+      '--quota-history-bytes <size>',
+      'limit the bytes of every version kept (none: no limit)',
+    )
+    .option('--quota-files <n>', 'limit the number of current files (none: no limit)')
+    .action(async (name: string | undefined, flags: SetFlags, cmd: Command) => {
+      const run = ctx.invocation(cmd);
+      if (Object.values(flags).every((value) => value === undefined)) {
+        throw usageError(
+          'nothing to set',
+          'pass a setting, e.g. --indexing off or --quota-bytes 10G',
+        );
+      }
+      const updated = await (await run.satchel()).updateWorkspace(name ?? run.workspace(), {
+        ...run.call(),
+        indexing: flags.indexing,
+        quotaBytes: parsedQuota(flags.quotaBytes),
+        quotaHistoryBytes: parsedQuota(flags.quotaHistoryBytes),
+        quotaFiles: parsedQuota(flags.quotaFiles),
+      });
+      if (run.json) {
+        run.printJson(updated);
+        return;
+      }
+      const s = updated.settings;
+      run.out(
+        `workspace ${updated.name}: indexing ${s.indexing}, quotas: ` +
+          `bytes ${shownLimit(s.quotaBytes, true)}, history ${shownLimit(s.quotaHistoryBytes, true)}, ` +
+          `files ${shownLimit(s.quotaFiles, false)}`,
+      );
+    });
+  examples(set, [
+    'satchel ws set demo --indexing off',
+    'satchel ws set demo --quota-bytes 10G --quota-files 100000',
+    'satchel ws set demo --quota-history-bytes none',
+  ]);
+
+  const usage = ws
+    .command('usage')
+    .description(
+      'what a workspace stores: bytes current, with history, deduplicated; files; quotas',
+    )
+    .argument('[name]', 'workspace name (default: -w / SATCHEL_WORKSPACE)')
+    .action(async (name: string | undefined, _flags: unknown, cmd: Command) => {
+      const run = ctx.invocation(cmd);
+      const u = await (await run.satchel()).getWorkspaceUsage(name ?? run.workspace());
+      if (run.json) {
+        run.printJson(u);
+        return;
+      }
+      // A row names its quota only when one is set.
+      const row = (label: string, value: string, limit: number | null, size: boolean) =>
+        limit === null ? [label, value] : [label, value, `of ${shownLimit(limit, size)}`];
+      run.lines(
+        table(
+          [
+            row('current', humanSize(u.currentBytes), u.quota.bytes, true),
+            row('with history', humanSize(u.historyBytes), u.quota.historyBytes, true),
+            row('deduplicated', humanSize(u.deduplicatedBytes), null, true),
+            row('files', String(u.files), u.quota.files, false),
+          ],
+          ['left', 'right', 'left'],
+        ),
+      );
+    });
+  examples(usage, ['satchel ws usage demo', 'satchel ws usage demo --json']);
 
   const rm = ws
     .command('rm')

@@ -29,6 +29,7 @@ import {
   SeqSchema,
   TextSliceSchema,
   VersionSchema,
+  WriteFileOptionsSchema,
   WriteOptionsSchema,
 } from '../schemas/index.js';
 import { operation, WORKSPACE_ARG } from './operation.js';
@@ -43,7 +44,7 @@ export const writeFile = operation({
   summary: 'Write a new version of a file, creating parent directories',
   tag: 'files',
   args: [WORKSPACE_ARG, PATH_ARG, ['content', z.custom<Content>()]],
-  options: WriteOptionsSchema,
+  options: WriteFileOptionsSchema,
   result: FileInfoSchema,
   access: { workspace: 'file.write', paths: ([, path]) => [path] },
   auditPath: ([, path]) => path,

@@ -7,8 +7,13 @@ import {
   UpdateWorkspaceSchema,
   WorkspaceInfoSchema,
   WorkspaceSchema,
+  WorkspaceUsageSchema,
 } from '../schemas/index.js';
 import { operation, WORKSPACE_ARG } from './operation.js';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
 
 /** A workspace's ETag is its newest seq. */
 const newestSeq = (ws: { seq: number }) => ({ seq: ws.seq });
@@ -55,18 +60,36 @@ export const getWorkspace = operation({
   http: { method: 'GET', path: '/workspaces/:ws', validators: newestSeq },
 });
 
+const QUOTA_SETTINGS = ['quotaBytes', 'quotaHistoryBytes', 'quotaFiles'] as const;
+
 export const updateWorkspace = operation({
   name: 'updateWorkspace',
   summary:
-    "Change a workspace's settings (owners): indexing off drops the search index, on rebuilds it",
+    "Change a workspace's settings (owners; quotas: admins): indexing off drops the search index, on rebuilds it",
   tag: 'workspaces',
   args: [WORKSPACE_ARG],
   options: UpdateWorkspaceSchema,
   optionsRequired: true,
   result: WorkspaceInfoSchema,
-  access: { workspace: 'workspace.manage' },
+  // A quota is a limit the server's operator puts on a workspace's owners: they may not lift it.
+  access: ([, settings]) =>
+    QUOTA_SETTINGS.some((key) => isObject(settings) && settings[key] !== undefined)
+      ? { global: 'admin' }
+      : { workspace: 'workspace.manage' },
   mutates: true,
   http: { method: 'PATCH', path: '/workspaces/:ws', validators: newestSeq },
+});
+
+export const getWorkspaceUsage = operation({
+  name: 'getWorkspaceUsage',
+  summary:
+    'What a workspace stores: bytes of the current files, with history, deduplicated; files; its quotas',
+  tag: 'workspaces',
+  args: [WORKSPACE_ARG],
+  result: WorkspaceUsageSchema,
+  access: { workspace: 'workspace.read' },
+  mutates: false,
+  http: { method: 'GET', path: '/workspaces/:ws/usage' },
 });
 
 export const deleteWorkspace = operation({

@@ -67,7 +67,13 @@ const BatchResult = S.pageSchema(S.FileInfoSchema);
 const AuditPage = S.pageSchema(S.AuditEntrySchema);
 
 const writeFile: Custom<'writeFile'> = (remote, [workspace, path, content, options]) => {
-  const { session, message, ...conditions } = parseOptions(S.WriteOptionsSchema, options);
+  // The size travels as the request's own length when the body is in memory.
+  const {
+    session,
+    message,
+    size: _size,
+    ...conditions
+  } = parseOptions(S.WriteFileOptionsSchema, options);
   return remote.http.json(S.FileInfoSchema, {
     method: 'PUT',
     path: file(workspace, path),

@@ -21,8 +21,16 @@ export type Workspace = z.infer<typeof WorkspaceSchema>;
 
 export const IndexingSchema = z.enum(['on', 'off']);
 
+/** A quota: a limit, or null for none (unlimited). */
+export const QuotaLimitSchema = z.number().int().nonnegative().nullable();
+
 export const WorkspaceSettingsSchema = z.object({
   indexing: IndexingSchema.describe('search indexing of text files (default on)'),
+  quotaBytes: QuotaLimitSchema.describe('limit on the bytes of the current files; null: none'),
+  quotaHistoryBytes: QuotaLimitSchema.describe(
+    'limit on the bytes of every version kept, current ones included; null: none',
+  ),
+  quotaFiles: QuotaLimitSchema.describe('limit on the number of current files; null: none'),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettingsSchema>;
 
@@ -114,6 +122,19 @@ export const WriteOptionsSchema = MutationOptionsSchema.extend({
   message: z.string().max(1000).optional(),
 });
 export type WriteOptions = z.infer<typeof WriteOptionsSchema>;
+
+/** Options of `writeFile`: a write's, and the content's length when it is known beforehand. */
+export const WriteFileOptionsSchema = WriteOptionsSchema.extend({
+  size: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe(
+      "the content's length in bytes, when known beforehand (HTTP Content-Length): a write over a quota is refused before any byte is stored",
+    ),
+});
+export type WriteFileOptions = z.infer<typeof WriteFileOptionsSchema>;
 
 export const AppendOptionsSchema = MutationOptionsSchema.extend({
   ifMatch: SeqSchema.optional(),

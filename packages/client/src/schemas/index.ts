@@ -88,6 +88,7 @@ export type {
   Workspace,
   WorkspaceInfo,
   WorkspaceSettings,
+  WriteFileOptions,
   WriteOptions,
 } from './files.js';
 export {
@@ -121,6 +122,7 @@ export {
   MutationOptionsSchema,
   PageOptionsSchema,
   pageSchema,
+  QuotaLimitSchema,
   ReadOptionsSchema,
   ReadTextOptionsSchema,
   RedactOptionsSchema,
@@ -137,6 +139,7 @@ export {
   WorkspaceInfoSchema,
   WorkspaceSchema,
   WorkspaceSettingsSchema,
+  WriteFileOptionsSchema,
   WriteOptionsSchema,
 } from './files.js';
 export type {
@@ -205,6 +208,8 @@ export {
   UploadSchema,
   UploadUrlOptionsSchema,
 } from './transfers.js';
+export type { WorkspaceUsage } from './usage.js';
+export { WorkspaceUsageSchema } from './usage.js';
 export type {
   CreatedWebhook,
   CreateWebhook,

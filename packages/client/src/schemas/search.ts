@@ -1,9 +1,18 @@
 /** Schemas of grep, search, ask and the search index's status (see ../schemas.ts, docs/search.md). */
 import { z } from 'zod';
-import { CallOptionsSchema, IndexingSchema, SeqSchema } from './files.js';
+import { CallOptionsSchema, IndexingSchema, QuotaLimitSchema, SeqSchema } from './files.js';
 
 export const UpdateWorkspaceSchema = CallOptionsSchema.extend({
   indexing: IndexingSchema.optional().describe('off drops the search index; on rebuilds it'),
+  quotaBytes: QuotaLimitSchema.optional().describe(
+    'bytes of the current files (admins; null removes the limit)',
+  ),
+  quotaHistoryBytes: QuotaLimitSchema.optional().describe(
+    'bytes of every version kept (admins; null removes the limit)',
+  ),
+  quotaFiles: QuotaLimitSchema.optional().describe(
+    'number of current files (admins; null removes the limit)',
+  ),
 }).strict();
 export type UpdateWorkspace = z.infer<typeof UpdateWorkspaceSchema>;
 

@@ -50,9 +50,15 @@ async function writtenBefore0006(data: string): Promise<void> {
       'upload_sessions',
       'used_transfer_tokens',
       'snapshots',
+      'workspace_usage',
     ]) {
       db.exec(`drop table ${table}`);
     }
+    // 0012's usage triggers live on entries and versions, which stay.
+    const usage = db
+      .prepare("select name from sqlite_master where type = 'trigger' and name like '%_usage_%'")
+      .all() as Array<{ name: string }>;
+    for (const { name } of usage) db.exec(`drop trigger ${name}`);
     db.exec("delete from kysely_migration where name >= '0006'");
     const rows = db.prepare('select * from audit order by idx').all() as Row[];
     const update = db.prepare('update audit set prev_hash = ?, hash = ? where idx = ?');

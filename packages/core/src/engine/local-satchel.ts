@@ -120,6 +120,8 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
         ...(claims.im === undefined ? {} : { ifMatch: claims.im }),
         ...(claims.inm === undefined ? {} : { ifNoneMatch: claims.inm }),
         ...(claims.lt === undefined ? {} : { lockToken: claims.lt }),
+        // A size the URL was signed for is checked against quotas before anything is stored.
+        ...(claims.s === undefined ? {} : { size: claims.s }),
       });
     } catch (error) {
       await release().catch(() => undefined);

@@ -35,8 +35,10 @@ import { editFile } from './edit.js';
 import { fsck } from './fsck.js';
 import { collectGarbage } from './gc.js';
 import { diff, listVersions } from './history.js';
+import { getWorkspaceUsage } from './quota.js';
 import { list, readFile, readText, stat } from './read.js';
 import { redact } from './redact.js';
+import { restore } from './restore.js';
 import { createSnapshot, deleteSnapshot, listSnapshots } from './snapshots.js';
 import { createDownloadUrl, createUploadUrl } from './transfer-urls.js';
 import { copy, move, remove } from './tree.js';
@@ -51,7 +53,7 @@ import {
 } from './uploads.js';
 import { updateWorkspace } from './workspace-settings.js';
 import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces } from './workspaces.js';
-import { appendFile, mkdir, restore, writeFile, writeFiles } from './write.js';
+import { appendFile, mkdir, writeFile, writeFiles } from './write.js';
 import { writeFileByHash } from './write-by-hash.js';
 
 /** How long `reindex` rebuilds before it returns; the rest continues in the background. */
@@ -92,6 +94,7 @@ export const RUNS: Runs = {
     return getWorkspace({ ...ctx, store: s.store }, ws);
   },
   deleteWorkspace: (ctx, [ws, options]) => deleteWorkspace(ctx, ws, options),
+  getWorkspaceUsage: (ctx, [ws]) => getWorkspaceUsage(ctx, ws),
 
   writeFile: (ctx, [ws, path, content, options]) => writeFile(ctx, ws, path, content, options),
   writeFileByHash: (ctx, [ws, path, hash, options]) =>

@@ -134,7 +134,7 @@ export async function createUploadUrl(
   if (options.size !== undefined && options.size > ctx.limits.maxFileSize) {
     throw tooLarge(ctx.limits.maxFileSize);
   }
-  const { ws } = await precheck(ctx, workspace, path, options, options.sha256);
+  const { ws } = await precheck(ctx, workspace, path, options, options.sha256, options.size);
   return sign(ctx, settings, {
     o: 'u',
     w: workspace,

@@ -21,6 +21,7 @@ import {
 } from '../kernel/context.js';
 import { checkUnlocked, checkWriteLocks } from '../locks/locks.js';
 import type { EntryRecord, MetadataTx } from '../store/metadata/metadata-store.js';
+import { withinQuota } from './quota.js';
 import {
   ensureParents,
   putDirectory,
@@ -187,7 +188,8 @@ export async function move(
     // The token fences the source (what its holder locked); the destination only has to be free
     // of other locks (one tree lock over both lets a single token cover the move).
     await checkUnlocked(tx, ws.id, { path: to, tree }, options.lockToken, s.now);
-    return apply(tx, s, transfers, 'move');
+    // A move keeps the current bytes but adds versions at the destination to the history.
+    return withinQuota(tx, ws, () => apply(tx, s, transfers, 'move'));
   });
 }
 
@@ -208,6 +210,6 @@ export async function copy(
     const s = await stamp(tx, ctx, ws.id, options.session);
     const tree = root.type === 'directory';
     await checkWriteLocks(tx, ctx, ws.id, { path: to, tree }, options.lockToken, s.now);
-    return apply(tx, s, transfers, 'copy');
+    return withinQuota(tx, ws, () => apply(tx, s, transfers, 'copy'));
   });
 }

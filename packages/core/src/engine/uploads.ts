@@ -105,7 +105,7 @@ export async function createUpload(
   const path = normalizeEntryPath(rawPath);
   const { size, sha256, ...write } = parseOptions(CreateUploadSchema, rawOptions);
   if (size > ctx.limits.maxFileSize) throw tooLarge(ctx.limits.maxFileSize);
-  const { ws } = await precheck(ctx, workspace, path, write, sha256);
+  const { ws } = await precheck(ctx, workspace, path, write, sha256, size);
   const now = ctx.clock();
   const row: UploadRecord = {
     id: randomUUID(),
@@ -311,7 +311,7 @@ async function completeChecked(
   options: WriteOptions,
 ): Promise<FileInfo> {
   const id = row.id;
-  await precheck(ctx, workspace, row.path, options, null);
+  await precheck(ctx, workspace, row.path, options, null, row.size);
   const stored = await ingest(assembled(ctx, row), ctx.limits, ctx.blobs);
   if (row.sha256 !== null && stored.hash !== row.sha256) {
     await ctx.store.transaction((tx) => tx.uploads.delete(id));

@@ -21,8 +21,9 @@ function storedSettings(raw: string): Record<string, unknown> {
 }
 
 /**
- * Changes settings (the caller checked the owner role). Switching indexing off drops the
- * workspace's passages in the same transaction; switching it on starts a rebuild.
+ * Changes settings (the caller checked the owner role, or the admin flag for quotas). Switching
+ * indexing off drops the workspace's passages in the same transaction; switching it on starts a
+ * rebuild. A quota below what the workspace stores refuses only what would grow it further.
  */
 export async function updateWorkspace(
   ctx: EngineContext,
@@ -36,8 +37,21 @@ export async function updateWorkspace(
     const row = await requireWorkspace(tx, name);
     const before = workspaceSettings(row.settings);
     const stored = storedSettings(row.settings);
-    const after: WorkspaceSettings = { indexing: changes.indexing ?? before.indexing };
-    await tx.setWorkspaceSettings(row.id, JSON.stringify({ ...stored, ...after }));
+    // Each setting changes only when given; a quota given as null is removed.
+    const after: WorkspaceSettings = {
+      indexing: changes.indexing ?? before.indexing,
+      quotaBytes: changes.quotaBytes === undefined ? before.quotaBytes : changes.quotaBytes,
+      quotaHistoryBytes:
+        changes.quotaHistoryBytes === undefined
+          ? before.quotaHistoryBytes
+          : changes.quotaHistoryBytes,
+      quotaFiles: changes.quotaFiles === undefined ? before.quotaFiles : changes.quotaFiles,
+    };
+    // A quota that is not set is not stored: writes then see no quota without parsing JSON.
+    const kept = Object.fromEntries(
+      Object.entries({ ...stored, ...after }).filter(([, value]) => value !== null),
+    );
+    await tx.setWorkspaceSettings(row.id, JSON.stringify(kept));
     if (after.indexing !== before.indexing) await tx.search.drop(row.id);
     return true;
   });

@@ -1,4 +1,4 @@
-/** Mutations that create file versions: write, batch write, append, mkdir, restore. */
+/** Mutations that create file versions: write, batch write, append, mkdir (restore: restore.ts). */
 import { SatchelError } from '@satchel/client/errors.js';
 import type { BatchFile, Content } from '@satchel/client/operations/satchel.js';
 import { parseOptions } from '@satchel/client/options.js';
@@ -14,22 +14,21 @@ import {
   type FileInfo,
   type MutationOptions,
   MutationOptionsSchema,
+  type WriteFileOptions,
+  WriteFileOptionsSchema,
   type WriteOptions,
-  WriteOptionsSchema,
 } from '@satchel/client/schemas/index.js';
 import { blobBytes, contentTypeFor, requireBlob } from '../kernel/content.js';
 import {
   checkPreconditions,
   type EngineContext,
   notFound,
-  redactedError,
   requireWorkspace,
   workspaceNotFound,
 } from '../kernel/context.js';
 import { entryInfo } from '../kernel/records.js';
 import { checkWriteLocks } from '../locks/locks.js';
 import type { EntryRecord, MetadataTx, WorkspaceRecord } from '../store/metadata/metadata-store.js';
-import { resolveVersion } from './history.js';
 import {
   ingest,
   isContentCollected,
@@ -38,6 +37,7 @@ import {
   type StoredContent,
   tooLarge,
 } from './ingest.js';
+import { hasQuota, precheckQuota, withinQuota, writeGrowth } from './quota.js';
 import { claimedStamp, ensureParents, putDirectory, putFile, stamp } from './versions.js';
 
 function notADirectoryTarget(path: string): SatchelError {
@@ -101,6 +101,18 @@ export async function commitContent(
   // The hot path of every write: one statement claims the seq, one reads the file and its parent.
   const ws = await tx.claimSeq(workspace);
   if (!ws) throw workspaceNotFound(workspace);
+  return withinQuota(tx, ws, () => putContent(tx, ctx, ws, path, stored, op, options));
+}
+
+async function putContent(
+  tx: MetadataTx,
+  ctx: EngineContext,
+  ws: WorkspaceRecord,
+  path: string,
+  stored: StoredContent,
+  op: 'write' | 'append' | 'edit',
+  options: WriteOptions,
+): Promise<FileInfo> {
   const parent = parentOf(path);
   const entries = await tx.getEntries(ws.id, parent === '/' ? [path] : [path, parent]);
   const head = entries.get(path);
@@ -124,7 +136,8 @@ export async function commitContent(
  * Fails fast, before any content is stored, when the write cannot succeed. For a whole-file write
  * an `ifMatch` that misses an existing file is left to the commit when the content may be the
  * head's already (`unchangedHead`): `hash` is the content's SHA-256 when known beforehand, null
- * when only storing it will tell; undefined keeps the check strict.
+ * when only storing it will tell; undefined keeps the check strict. `size`, when known, is
+ * checked against the workspace's quotas (QUOTA_EXCEEDED).
  */
 export async function precheck(
   ctx: EngineContext,
@@ -132,6 +145,7 @@ export async function precheck(
   path: string,
   options: WriteOptions,
   hash?: string | null,
+  size?: number,
 ): Promise<{ ws: WorkspaceRecord; head: EntryRecord | undefined }> {
   const ws = await requireWorkspace(ctx.store, workspace);
   const head = await ctx.store.getEntry(ws.id, path);
@@ -141,6 +155,10 @@ export async function precheck(
     options.ifMatch !== undefined &&
     (hash === null || (hash !== undefined && hash === head.hash));
   checkPreconditions(path, head, mayBeUnchanged ? { ...options, ifMatch: undefined } : options);
+  // Content that may be the head's already may be a retry that writes nothing: the commit decides.
+  if (size !== undefined && !mayBeUnchanged) {
+    await precheckQuota(ctx.store, ws, writeGrowth(size, head));
+  }
   return { ws, head };
 }
 
@@ -149,16 +167,21 @@ export async function writeFile(
   workspace: string,
   rawPath: string,
   content: Content,
-  rawOptions?: WriteOptions,
+  rawOptions?: WriteFileOptions,
   op: 'write' | 'edit' = 'write',
 ): Promise<FileInfo> {
   validateWorkspaceName(workspace);
   const path = normalizeFilePath(rawPath);
-  const options = parseOptions(WriteOptionsSchema, rawOptions);
+  const { size, ...options } = parseOptions(WriteFileOptionsSchema, rawOptions);
   // A stream may be large: fail before storing it if the write cannot succeed. Content already
-  // in memory costs nothing to store first; the transaction checks again either way.
+  // in memory costs nothing to store first, unless a quota may refuse it; the transaction checks
+  // again either way.
   const inMemory = typeof content === 'string' || content instanceof Uint8Array;
-  if (!inMemory) await precheck(ctx, workspace, path, options, op === 'write' ? null : undefined);
+  const hash = op === 'write' ? null : undefined;
+  if (!inMemory) await precheck(ctx, workspace, path, options, hash, size);
+  else if (hasQuota(await requireWorkspace(ctx.store, workspace))) {
+    await precheck(ctx, workspace, path, options, hash, byteLength(content));
+  }
   const attempt = async () => {
     const stored = await ingest(content, ctx.limits, ctx.blobs);
     return ctx.commit((tx) => commitContent(tx, ctx, workspace, path, stored, op, options));
@@ -193,6 +216,7 @@ export async function writeFiles(
     }
     checked.push({ path, file });
   }
+  await precheckBatch(ctx, workspace, checked);
   // Every file's content is in memory: stored again if garbage collection removed it meanwhile.
   return retryCollected(async () => {
     const prepared: { path: string; file: BatchFile; stored: StoredContent }[] = [];
@@ -208,6 +232,28 @@ export async function writeFiles(
       return out;
     });
   });
+}
+
+/** A batch over a quota is refused before any of its content is stored. */
+async function precheckBatch(
+  ctx: EngineContext,
+  workspace: string,
+  files: readonly { path: string; file: BatchFile }[],
+): Promise<void> {
+  const ws = await requireWorkspace(ctx.store, workspace);
+  if (!hasQuota(ws)) return;
+  const total = { currentBytes: 0, historyBytes: 0, files: 0 };
+  for (const { path, file } of files) {
+    const growth = writeGrowth(byteLength(file.content), await ctx.store.getEntry(ws.id, path));
+    total.currentBytes += growth.currentBytes;
+    total.historyBytes += growth.historyBytes;
+    total.files += growth.files;
+  }
+  await precheckQuota(ctx.store, ws, total);
+}
+
+function byteLength(content: string | Uint8Array): number {
+  return typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength;
 }
 
 const APPEND_RETRIES = 20;
@@ -238,6 +284,10 @@ export async function appendFile(
     const baseSize = base ? base.size : 0;
     if (baseSize + addition.byteLength > ctx.limits.maxFileSize)
       throw tooLarge(ctx.limits.maxFileSize);
+    if (attempt === 0) {
+      const { ws } = await precheck(ctx, workspace, path, options);
+      await precheckQuota(ctx.store, ws, writeGrowth(baseSize + addition.byteLength, head));
+    }
     const combined = base ? concat(blobBytes(ctx, base, 0, baseSize), addition) : single(addition);
     const stored = await ingest(combined, ctx.limits, ctx.blobs);
     const expected = {
@@ -334,63 +384,5 @@ export async function mkdir(
     await checkWriteLocks(tx, ctx, ws.id, { path, tree: false }, options.lockToken, s.now);
     await ensureParents(tx, s, path);
     return putDirectory(tx, s, path, 'mkdir');
-  });
-}
-
-export async function restore(
-  ctx: EngineContext,
-  workspace: string,
-  rawPath: string,
-  seq: number,
-  rawOptions?: WriteOptions,
-): Promise<FileInfo> {
-  validateWorkspaceName(workspace);
-  const path = normalizeEntryPath(rawPath);
-  const options = parseOptions(WriteOptionsSchema, rawOptions);
-  if (!Number.isSafeInteger(seq) || seq < 0) {
-    throw new SatchelError('INVALID_INPUT', 'version must be a non-negative integer', {
-      field: 'version',
-    });
-  }
-  return ctx.commit(async (tx) => {
-    const ws = await requireWorkspace(tx, workspace);
-    const version = await resolveVersion(tx, ws.id, path, seq);
-    if (!version) throw notFound(`${path}@${seq}`, 'version');
-    if (version.deleted) {
-      throw new SatchelError(
-        'INVALID_INPUT',
-        `version ${seq} of ${path} is a deletion; pick a version with content`,
-        {
-          path,
-          seq,
-        },
-      );
-    }
-    const head = await tx.getEntry(ws.id, path);
-    if (head && head.type !== version.type) {
-      throw new SatchelError('CONFLICT', `${path} is now a ${head.type}`, {
-        path,
-        reason: 'type_mismatch',
-      });
-    }
-    checkPreconditions(path, head, options);
-    const s = await stamp(tx, ctx, ws.id, options.session);
-    await checkWriteLocks(tx, ctx, ws.id, { path, tree: false }, options.lockToken, s.now);
-    await ensureParents(tx, s, path);
-    const origin = { path: version.path, seq: version.seq };
-    if (version.type === 'directory') return putDirectory(tx, s, path, 'restore', { origin });
-    if (version.hash === null) throw redactedError(version.path, version.seq);
-    return putFile(
-      tx,
-      s,
-      path,
-      'restore',
-      {
-        hash: version.hash,
-        size: version.size,
-        contentType: version.contentType ?? 'application/octet-stream',
-      },
-      { origin, message: options.message },
-    );
   });
 }

@@ -37,6 +37,9 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { table: 'blobs', key: ['hash'], pageRows: 100 },
   { table: 'versions', key: ['workspace_id', 'path', 'seq'] },
   { table: 'entries', key: ['workspace_id', 'path'] },
+  // After entries and versions: their triggers find no counters to update while they are
+  // copied, and the source's counters arrive whole.
+  { table: 'workspace_usage', key: ['workspace_id'] },
   { table: 'members', key: ['workspace_id', 'principal_id'] },
   { table: 'invitations', key: ['id'] },
   { table: 'locks', key: ['id'] },

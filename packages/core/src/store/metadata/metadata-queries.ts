@@ -31,6 +31,7 @@ import { SearchQueries } from './search-queries.js';
 import type { Database } from './tables.js';
 import { TransferQueries } from './transfer-queries.js';
 import { UploadQueries } from './upload-queries.js';
+import { UsageQueries } from './usage-queries.js';
 import { WebhookQueries } from './webhook-queries.js';
 import { oneOrTwoEntries } from './write-queries.js';
 
@@ -60,6 +61,8 @@ export class MetadataQueries {
   readonly uploads: UploadQueries;
   /** The workspace as it was at a seq, and snapshots naming seqs (past-queries.ts). */
   readonly past: PastQueries;
+  /** What each workspace stores: counters kept by triggers (usage-queries.ts). */
+  readonly usage: UsageQueries;
 
   constructor(
     protected readonly db: Kysely<Database>,
@@ -77,6 +80,7 @@ export class MetadataQueries {
     this.gc = new GcQueries(db);
     this.uploads = new UploadQueries(db);
     this.past = new PastQueries(db);
+    this.usage = new UsageQueries(db);
   }
 
   /**

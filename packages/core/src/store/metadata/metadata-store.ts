@@ -49,6 +49,7 @@ export class MetadataTx extends MetadataQueries {
       .insertInto('workspaces')
       .values({ ...newWorkspaceRow(ws), fence: await this.fenceFloor() })
       .execute();
+    await this.usage.start(ws.id);
   }
 
   /**
@@ -90,6 +91,8 @@ export class MetadataTx extends MetadataQueries {
       'upload_parts',
       'upload_sessions',
       'snapshots',
+      // Last: deleting the rows above updates it through its triggers.
+      'workspace_usage',
     ] as const) {
       await this.db.deleteFrom(table).where('workspace_id', '=', workspaceId).execute();
     }

@@ -8,6 +8,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } fr
 import type { SqlDialectInfo } from './dialect.js';
 import { initialMigrations } from './migrations-initial.js';
 import type { Database } from './tables.js';
+import { recountUsage, usageTriggers } from './usage-queries.js';
 
 /** Meta key: the first audit index written with a workspace id (set by 0006). */
 export const AUDIT_WORKSPACE_ID_FROM = 'audit_workspace_id_from';
@@ -151,6 +152,21 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
           .addColumn('message', 'text')
           .addPrimaryKeyConstraint('snapshots_pk', ['workspace_id', 'name'])
           .execute();
+      },
+    },
+    '0012_workspace_usage': {
+      async up(db: Kysely<unknown>) {
+        // Counters for quotas and `ws usage` (usage-queries.ts), kept by triggers. The triggers
+        // come first: creating them locks out writers (PostgreSQL) until the counts below commit.
+        await db.schema
+          .createTable('workspace_usage')
+          .addColumn('workspace_id', 'text', (c) => c.primaryKey())
+          .addColumn('current_bytes', 'bigint', (c) => c.notNull())
+          .addColumn('history_bytes', 'bigint', (c) => c.notNull())
+          .addColumn('files', 'bigint', (c) => c.notNull())
+          .execute();
+        for (const statement of usageTriggers(dialect.name)) await sql.raw(statement).execute(db);
+        await recountUsage(db as Kysely<Database>);
       },
     },
   };

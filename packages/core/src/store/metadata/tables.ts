@@ -53,6 +53,20 @@ export interface VersionsTable {
   created_at: number;
 }
 
+/**
+ * What a workspace stores, kept exact by triggers on `entries` and `versions` (the dialect's
+ * `usageCounters`), so every mutation counts, whichever code path makes it (docs/storage.md).
+ */
+export interface WorkspaceUsageTable {
+  workspace_id: string;
+  /** Sum of the sizes of the current files. */
+  current_bytes: number;
+  /** Sum of the sizes of every version kept, current ones included. */
+  history_bytes: number;
+  /** Current files (directories not counted). */
+  files: number;
+}
+
 /** Registry of all content: small content inline (`data`), large content in the BlobStore. */
 export interface BlobsTable {
   hash: string;
@@ -320,6 +334,7 @@ export interface Database {
   workspaces: WorkspacesTable;
   entries: EntriesTable;
   versions: VersionsTable;
+  workspace_usage: WorkspaceUsageTable;
   blobs: BlobsTable;
   principals: PrincipalsTable;
   api_keys: ApiKeysTable;
