@@ -11,6 +11,7 @@ import type { MethodOf } from './operation.js';
 import * as search from './search.js';
 import * as snapshots from './snapshots.js';
 import * as transfers from './transfers.js';
+import * as undo from './undo.js';
 import * as webhooks from './webhooks.js';
 import * as workspaces from './workspaces.js';
 
@@ -22,6 +23,7 @@ export const OPERATIONS = {
   ...workspaces,
   ...files,
   ...snapshots,
+  ...undo,
   ...search,
   ...locks,
   ...access,

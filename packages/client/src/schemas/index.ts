@@ -202,6 +202,30 @@ export {
   UploadUrlOptionsSchema,
 } from './transfers.js';
 export type {
+  UndoAction,
+  UndoChange,
+  UndoConflict,
+  UndoOptions,
+  UndoPreview,
+  UndoPreviewOptions,
+  UndoResult,
+  UndoState,
+  UndoSummary,
+  UndoTarget,
+} from './undo.js';
+export {
+  UndoActionSchema,
+  UndoChangeSchema,
+  UndoConflictSchema,
+  UndoOptionsSchema,
+  UndoPreviewOptionsSchema,
+  UndoPreviewSchema,
+  UndoResultSchema,
+  UndoStateSchema,
+  UndoSummarySchema,
+  UndoTargetSchema,
+} from './undo.js';
+export type {
   CreatedWebhook,
   CreateWebhook,
   UpdateWebhook,

@@ -39,6 +39,7 @@ import { list, readFile, readText, stat } from './read.js';
 import { createSnapshot, deleteSnapshot, listSnapshots } from './snapshots.js';
 import { createDownloadUrl, createUploadUrl } from './transfer-urls.js';
 import { copy, move, remove } from './tree.js';
+import { previewUndo, undo } from './undo.js';
 import {
   appendUpload,
   cancelUpload,
@@ -112,6 +113,8 @@ export const RUNS: Runs = {
   listSnapshots: (ctx, [ws, options]) => listSnapshots(ctx, ws, options),
   deleteSnapshot: (ctx, [ws, name]) => deleteSnapshot(ctx, ws, name),
   restore: (ctx, [ws, path, seq, options]) => restore(ctx, ws, path, seq, options),
+  previewUndo: (ctx, [ws, target, options]) => previewUndo(ctx, ws, target, options),
+  undo: (ctx, [ws, target, options]) => undo(ctx, ws, target, options),
   listChanges: (ctx, [ws, options], s) => listChanges(ctx, s.changes, ws, options),
 
   grep: (ctx, [ws, pattern, options], s) => grep(ctx, s.grepWorkers, ws, pattern, options),
