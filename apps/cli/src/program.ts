@@ -19,6 +19,7 @@ import { registerSnapshotCommands } from './commands/snapshots.js';
 import { registerSyncCommands } from './commands/sync.js';
 import { registerTransferCommands } from './commands/transfers.js';
 import { registerTreeCommands } from './commands/tree.js';
+import { registerUndoCommand } from './commands/undo.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 import { registerWorkspaceCommands } from './commands/workspaces.js';
 import { Context, type Io } from './context.js';
@@ -82,6 +83,7 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerFileCommands(program, context);
   registerHistoryCommands(program, context);
   registerSnapshotCommands(program, context);
+  registerUndoCommand(program, context);
   registerLockCommands(program, context);
   registerKeyCommands(program, context);
   registerMemberCommands(program, context);
@@ -99,7 +101,10 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerMcpCommand(program, context);
 
   for (const leaf of leaves(program)) {
-    for (const option of globalOptions()) leaf.addOption(option);
+    // A command may give a global flag its own meaning (`undo --session` names what to undo).
+    for (const option of globalOptions()) {
+      if (leaf.options.every((own) => own.long !== option.long)) leaf.addOption(option);
+    }
   }
   return program;
 }

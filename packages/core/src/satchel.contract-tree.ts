@@ -269,4 +269,55 @@ export function treeBehaviour(w: () => World): void {
     expect((await viewer.readText(ws, '/.env')).text).toBe('TOKEN=\n');
     await expect(admin.redact(ws, '/.env', {})).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
+
+  it('previews and applies an undo of a session in one seq, leaving what others changed since', async () => {
+    const { admin, editor, viewer } = w();
+    const ws = await w().workspace('undo');
+    await admin.writeFiles(ws, [
+      { path: '/d/a.txt', content: 'a1\n' },
+      { path: '/d/b.txt', content: 'b1\n' },
+    ]);
+    const run = { session: 'run-9' };
+    await editor.writeFile(ws, '/d/a.txt', 'a2\n', run);
+    await editor.writeFile(ws, '/d/b.txt', 'b2\n', run);
+    await editor.writeFile(ws, '/d/new.txt', 'new\n', run);
+    await editor.remove(ws, '/d/b.txt', run);
+    await admin.writeFile(ws, '/d/a.txt', 'a3\n');
+
+    // Viewers may look; the preview names the conflict and diffs the rest.
+    const preview = await viewer.previewUndo(ws, { session: 'run-9' });
+    expect(preview.summary).toMatchObject({ revert: 0, delete: 1, recreate: 1, conflicts: 1 });
+    expect(preview.changes.map((c) => [c.path, c.action])).toEqual([
+      ['/d/b.txt', 'recreate'],
+      ['/d/new.txt', 'delete'],
+    ]);
+    expect(preview.changes[0]?.diff).toContain('+b1');
+    expect(preview.conflicts).toEqual([
+      expect.objectContaining({
+        path: '/d/a.txt',
+        reason: 'changed_since',
+        ours: expect.objectContaining({ author: 'ed', session: 'run-9' }),
+        theirs: expect.objectContaining({ session: null, deleted: false }),
+      }),
+    ]);
+    await expect(
+      viewer.undo(ws, { session: 'run-9' }, { ifHead: preview.head }),
+    ).rejects.toMatchObject({ code: 'FORBIDDEN' });
+
+    const done = await editor.undo(ws, { session: 'run-9' }, { ifHead: preview.head });
+    expect(done).toMatchObject({ seq: preview.head + 1, session: `undo:${preview.head + 1}` });
+    expect((await viewer.readText(ws, '/d/b.txt')).text).toBe('b1\n');
+    expect((await viewer.readText(ws, '/d/a.txt')).text).toBe('a3\n');
+    await expect(viewer.stat(ws, '/d/new.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+
+    // The preview it was approved on no longer holds: refused, nothing written.
+    const back = await editor.previewUndo(ws, { session: done.session ?? '' });
+    await admin.writeFile(ws, '/d/b.txt', 'b4\n');
+    await expect(
+      editor.undo(ws, { session: done.session ?? '' }, { ifHead: back.head }),
+    ).rejects.toMatchObject({ code: 'PRECONDITION_FAILED', data: { path: '/d/b.txt' } });
+    await expect(editor.previewUndo(ws, { since: 'no-such-snapshot' })).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+  });
 }

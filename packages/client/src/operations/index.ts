@@ -12,6 +12,7 @@ import * as redaction from './redaction.js';
 import * as search from './search.js';
 import * as snapshots from './snapshots.js';
 import * as transfers from './transfers.js';
+import * as undo from './undo.js';
 import * as webhooks from './webhooks.js';
 import * as workspaces from './workspaces.js';
 
@@ -24,6 +25,7 @@ export const OPERATIONS = {
   ...files,
   ...snapshots,
   ...redaction,
+  ...undo,
   ...search,
   ...locks,
   ...access,

@@ -208,6 +208,30 @@ export {
   UploadSchema,
   UploadUrlOptionsSchema,
 } from './transfers.js';
+export type {
+  UndoAction,
+  UndoChange,
+  UndoConflict,
+  UndoOptions,
+  UndoPreview,
+  UndoPreviewOptions,
+  UndoResult,
+  UndoState,
+  UndoSummary,
+  UndoTarget,
+} from './undo.js';
+export {
+  UndoActionSchema,
+  UndoChangeSchema,
+  UndoConflictSchema,
+  UndoOptionsSchema,
+  UndoPreviewOptionsSchema,
+  UndoPreviewSchema,
+  UndoResultSchema,
+  UndoStateSchema,
+  UndoSummarySchema,
+  UndoTargetSchema,
+} from './undo.js';
 export type { WorkspaceUsage } from './usage.js';
 export { WorkspaceUsageSchema } from './usage.js';
 export type {

@@ -42,6 +42,7 @@ import { restore } from './restore.js';
 import { createSnapshot, deleteSnapshot, listSnapshots } from './snapshots.js';
 import { createDownloadUrl, createUploadUrl } from './transfer-urls.js';
 import { copy, move, remove } from './tree.js';
+import { previewUndo, undo } from './undo.js';
 import {
   appendUpload,
   cancelUpload,
@@ -117,6 +118,8 @@ export const RUNS: Runs = {
   deleteSnapshot: (ctx, [ws, name]) => deleteSnapshot(ctx, ws, name),
   redact: (ctx, [ws, path, options]) => redact(ctx, ws, path, options),
   restore: (ctx, [ws, path, seq, options]) => restore(ctx, ws, path, seq, options),
+  previewUndo: (ctx, [ws, target, options]) => previewUndo(ctx, ws, target, options),
+  undo: (ctx, [ws, target, options]) => undo(ctx, ws, target, options),
   listChanges: (ctx, [ws, options], s) => listChanges(ctx, s.changes, ws, options),
 
   grep: (ctx, [ws, pattern, options], s) => grep(ctx, s.grepWorkers, ws, pattern, options),

@@ -22,7 +22,6 @@ import { blobBytes, contentTypeFor, requireBlob } from '../kernel/content.js';
 import {
   checkPreconditions,
   type EngineContext,
-  notFound,
   requireWorkspace,
   workspaceNotFound,
 } from '../kernel/context.js';

@@ -20,6 +20,12 @@ function toSnapshot(row: Selectable<SnapshotsTable>): SnapshotRecord {
   };
 }
 
+/** Whose versions an undo takes back: those of a session, of an author, or both (empty: all). */
+export interface UndoSelector {
+  readonly session?: string;
+  readonly author?: string;
+}
+
 /** The past of a workspace: its state at a seq, and snapshots (`store.past`, `tx.past`). */
 export class PastQueries {
   constructor(private readonly db: Kysely<Database>) {}
@@ -115,6 +121,79 @@ export class PastQueries {
         .execute();
     }
     return seqs.sort((a, b) => b - a);
+  }
+
+  /**
+   * The paths that versions after seq `after` (up to `upTo`) selected by `who` touched, each with
+   * the first and last seq of those versions, in path order. `who` narrows by session and author;
+   * empty, it selects every version.
+   */
+  async touched(
+    workspaceId: string,
+    after: number,
+    upTo: number,
+    who: UndoSelector,
+  ): Promise<{ path: string; first: number; last: number }[]> {
+    const rows = await this.selected(workspaceId, after, upTo, who)
+      .select((eb) => ['path', eb.fn.min('seq').as('first'), eb.fn.max('seq').as('last')])
+      .groupBy('path')
+      .orderBy('path')
+      .execute();
+    return rows.map((r) => ({ path: r.path, first: Number(r.first), last: Number(r.last) }));
+  }
+
+  /**
+   * For the paths `who` touched after `after`, the newest seq (up to `upTo`) of a version on the
+   * same path that `who` does not select: someone else's change.
+   */
+  async othersLatest(
+    workspaceId: string,
+    after: number,
+    upTo: number,
+    who: UndoSelector,
+  ): Promise<Map<string, number>> {
+    let q = this.db
+      .selectFrom('versions')
+      .where('workspace_id', '=', workspaceId)
+      .where('seq', '>', after)
+      .where('seq', '<=', upTo)
+      .where('path', 'in', this.selected(workspaceId, after, upTo, who).select('path'));
+    // NOT (session = S AND author = P), where a NULL session is another session.
+    q = q.where((eb) => {
+      const outside = [];
+      if (who.session !== undefined) {
+        outside.push(eb('session', 'is', null), eb('session', '<>', who.session));
+      }
+      if (who.author !== undefined) outside.push(eb('author', '<>', who.author));
+      return outside.length === 0 ? eb.lit(false) : eb.or(outside);
+    });
+    const rows = await q
+      .select((eb) => ['path', eb.fn.max('seq').as('seq')])
+      .groupBy('path')
+      .execute();
+    return new Map(rows.map((r) => [r.path, Number(r.seq)]));
+  }
+
+  private selected(workspaceId: string, after: number, upTo: number, who: UndoSelector) {
+    let q = this.db
+      .selectFrom('versions')
+      .where('workspace_id', '=', workspaceId)
+      .where('seq', '>', after)
+      .where('seq', '<=', upTo);
+    if (who.session !== undefined) q = q.where('session', '=', who.session);
+    if (who.author !== undefined) q = q.where('author', '=', who.author);
+    return q;
+  }
+
+  /** The seq just before the first version written at or after `time` (ms); null: none is. */
+  async seqBefore(workspaceId: string, time: number): Promise<number | null> {
+    const row = await this.db
+      .selectFrom('versions')
+      .select((eb) => eb.fn.min('seq').as('seq'))
+      .where('workspace_id', '=', workspaceId)
+      .where('created_at', '>=', time)
+      .executeTakeFirst();
+    return row?.seq === null || row?.seq === undefined ? null : Number(row.seq) - 1;
   }
 
   /** Names `seq`; false when the workspace already has a snapshot of that name. */
