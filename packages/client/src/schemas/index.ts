@@ -224,3 +224,22 @@ export {
   WebhookSchema,
   WebhookUrlSchema,
 } from './webhooks.js';
+export type {
+  BatchError,
+  DownloadRequest,
+  HaveContent,
+  UploadItem,
+  UploadOptions,
+  UploadResult,
+} from './batch.js';
+export {
+  BatchErrorSchema,
+  DOWNLOAD_MAX_FILES,
+  DownloadFilesSchema,
+  DownloadRequestSchema,
+  HAVE_MAX_HASHES,
+  HaveContentSchema,
+  UploadItemSchema,
+  UploadOptionsSchema,
+  UploadResultSchema,
+} from './batch.js';

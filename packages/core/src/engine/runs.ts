@@ -52,6 +52,7 @@ import { updateWorkspace } from './workspace-settings.js';
 import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces } from './workspaces.js';
 import { appendFile, mkdir, restore, writeFile, writeFiles } from './write.js';
 import { writeFileByHash } from './write-by-hash.js';
+import { downloadFiles, haveContent, uploadFiles } from './batch-transfer.js';
 
 /** How long `reindex` rebuilds before it returns; the rest continues in the background. */
 const REINDEX_WAIT_MS = 10_000;
@@ -96,6 +97,9 @@ export const RUNS: Runs = {
   writeFileByHash: (ctx, [ws, path, hash, options]) =>
     writeFileByHash(ctx, ws, path, hash, options),
   writeFiles: (ctx, [ws, files, options]) => writeFiles(ctx, ws, files, options),
+  haveContent: (ctx, [ws, hashes]) => haveContent(ctx, ws, hashes),
+  uploadFiles: (ctx, [ws, entries, options]) => uploadFiles(ctx, ws, entries, options),
+  downloadFiles: (ctx, [ws, files]) => downloadFiles(ctx, ws, files),
   appendFile: (ctx, [ws, path, content, options]) => appendFile(ctx, ws, path, content, options),
   readFile: (ctx, [ws, path, options]) => readFile(ctx, ws, path, options),
   readText: (ctx, [ws, path, options]) => readText(ctx, ws, path, options),
