@@ -21,6 +21,7 @@ import { metricsRoutes } from './routes/metrics.js';
 import { operationRoutes } from './routes/operations.js';
 import { signedRoutes } from './routes/signed.js';
 import { treeRoutes } from './routes/tree.js';
+import { batchRoutes } from './routes/batch.js';
 import { uploadRoutes } from './routes/uploads.js';
 
 export interface ApiOptions {
@@ -237,6 +238,7 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
     operationRoutes(config),
     fileRoutes(config),
     treeRoutes(config),
+    batchRoutes(config),
     historyRoutes(config),
     lockRoutes(config),
     changeRoutes(config),

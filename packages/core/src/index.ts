@@ -30,6 +30,11 @@ export type {
 } from '@satchel/client/operations/satchel.js';
 export { parseOptions } from '@satchel/client/options.js';
 export {
+  extractUpload,
+  packDownload,
+  TAR_MEDIA_TYPE,
+} from '@satchel/client/transfer/batch-tar.js';
+export {
   baseName,
   isWithin,
   MAX_PATH_BYTES,

@@ -18,6 +18,7 @@ import {
   urlPath,
 } from './file-headers.js';
 import { type HttpClient, type RequestSpec, segment, UploadStream } from './http.js';
+import { BATCH_CALLS } from './batch-calls.js';
 import { TRANSFER_CALLS } from './transfer-calls.js';
 
 /** What a hand-written request needs: the client and the session header of a call. */
@@ -273,6 +274,7 @@ export const CUSTOM_CALLS: { readonly [K in OperationName]?: Custom<K> } = {
   breakLock,
   listAudit,
   ...TRANSFER_CALLS,
+  ...BATCH_CALLS,
 };
 
 /** `GET /v1/audit/export`, split into JSON lines as they arrive. */

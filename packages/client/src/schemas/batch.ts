@@ -3,7 +3,7 @@
  * the "what do you already have" question asked by content hash before an upload.
  */
 import { z } from 'zod';
-import { ERROR_CODES } from '../errors.js';
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { FileInfoSchema, MutationOptionsSchema, SeqSchema } from './files.js';
 import { ContentHashSchema } from './sync.js';
 
@@ -28,7 +28,7 @@ export type UploadOptions = z.infer<typeof UploadOptionsSchema>;
 
 /** A file's failure inside a batch: the code and message the single call would have thrown. */
 export const BatchErrorSchema = z.object({
-  code: z.enum(ERROR_CODES as [string, ...string[]]),
+  code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]),
   message: z.string(),
   data: z.record(z.string(), z.unknown()).optional(),
 });
