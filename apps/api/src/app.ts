@@ -12,6 +12,7 @@ import { type ApiMetrics, createMetrics } from './metrics.js';
 import { type FaultLogger, HttpError, isFault, problemHeaders, toProblem } from './problem.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions, rateLimit } from './rate-limit.js';
 import { auditRoutes } from './routes/audit.js';
+import { batchRoutes } from './routes/batch.js';
 import { changeRoutes } from './routes/changes.js';
 import { docsRoutes } from './routes/docs.js';
 import { fileRoutes } from './routes/files.js';
@@ -21,7 +22,6 @@ import { metricsRoutes } from './routes/metrics.js';
 import { operationRoutes } from './routes/operations.js';
 import { signedRoutes } from './routes/signed.js';
 import { treeRoutes } from './routes/tree.js';
-import { batchRoutes } from './routes/batch.js';
 import { uploadRoutes } from './routes/uploads.js';
 
 export interface ApiOptions {

@@ -30,11 +30,6 @@ export type {
 } from '@satchel/client/operations/satchel.js';
 export { parseOptions } from '@satchel/client/options.js';
 export {
-  extractUpload,
-  packDownload,
-  TAR_MEDIA_TYPE,
-} from '@satchel/client/transfer/batch-tar.js';
-export {
   baseName,
   isWithin,
   MAX_PATH_BYTES,
@@ -153,6 +148,11 @@ export {
   type TreeWatcher,
 } from '@satchel/client/sync/tree.js';
 export { type WatchOptions, watch as watchSync } from '@satchel/client/sync/watch.js';
+export {
+  extractUpload,
+  packDownload,
+  TAR_MEDIA_TYPE,
+} from '@satchel/client/transfer/batch-tar.js';
 export {
   DEFAULT_PART_SIZE,
   DEFAULT_RESUMABLE_THRESHOLD,

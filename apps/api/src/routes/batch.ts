@@ -38,24 +38,20 @@ export function batchRoutes(config: RouteConfig): Hono<ApiEnv> {
     // The global and node:stream/web ReadableStream types differ only nominally.
     const body = raw === null ? empty() : Readable.fromWeb(raw as NodeWebStream<Uint8Array>);
     const message = c.req.query('message');
-    const result = await c
-      .get('satchel')
-      .uploadFiles(c.req.param('ws'), extractUpload(body), {
-        ...mutationOptions(c),
-        ...(message === undefined ? {} : { message }),
-      });
+    const result = await c.get('satchel').uploadFiles(c.req.param('ws'), extractUpload(body), {
+      ...mutationOptions(c),
+      ...(message === undefined ? {} : { message }),
+    });
     const stream = Readable.toWeb(Readable.from(ndjson(result.items))) as ReadableStream;
     return c.body(stream, 200, { 'Content-Type': NDJSON });
   });
 
   app.post('/workspaces/:ws/batch/download', async (c) => {
     const { files, session } = await readJson(c, DownloadBody, config.maxJsonBytes);
-    const items = await c
-      .get('satchel')
-      .downloadFiles(c.req.param('ws'), files, {
-        ...(session === undefined ? {} : { session }),
-        ...sessionOption(c),
-      });
+    const items = await c.get('satchel').downloadFiles(c.req.param('ws'), files, {
+      ...(session === undefined ? {} : { session }),
+      ...sessionOption(c),
+    });
     const tar = Readable.from(packDownload(items), { objectMode: false });
     return c.body(Readable.toWeb(tar) as ReadableStream, 200, { 'Content-Type': TAR_MEDIA_TYPE });
   });

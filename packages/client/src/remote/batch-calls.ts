@@ -26,8 +26,7 @@ const ws = (name: string) => `/v1/workspaces/${segment(name)}`;
  * the calls it has. Never true for a refusal of the call itself.
  */
 export function isMissingRoute(error: unknown): boolean {
-  if (isSatchelError(error, 'NOT_FOUND')) return typeof error.data.route === 'string';
-  return isSatchelError(error, 'INVALID_INPUT') && Array.isArray(error.data.allow);
+  return isSatchelError(error, 'INTERNAL') && error.data.reason === 'unsupported_route';
 }
 
 /** One line of the upload's answer: a file's outcome, or the end. */
@@ -36,7 +35,10 @@ function uploadLine(line: string, url: string): S.UploadItem | { end: true } {
   try {
     value = JSON.parse(line);
   } catch {
-    throw new SatchelError('INTERNAL', `the batch answer from ${url} holds a line that is not JSON`);
+    throw new SatchelError(
+      'INTERNAL',
+      `the batch answer from ${url} holds a line that is not JSON`,
+    );
   }
   if (typeof value === 'object' && value !== null && (value as { end?: unknown }).end === true) {
     return { end: true };

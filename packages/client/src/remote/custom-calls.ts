@@ -10,6 +10,7 @@ import type { BatchFile, Content, FileStream } from '../operations/satchel.js';
 import { parseOptions } from '../options.js';
 import * as S from '../schemas/index.js';
 import { checkTextOptions, sliceText, utf8Lines } from '../text-lines.js';
+import { BATCH_CALLS } from './batch-calls.js';
 import {
   conditionHeaders,
   infoFromHeaders,
@@ -18,7 +19,6 @@ import {
   urlPath,
 } from './file-headers.js';
 import { type HttpClient, type RequestSpec, segment, UploadStream } from './http.js';
-import { BATCH_CALLS } from './batch-calls.js';
 import { TRANSFER_CALLS } from './transfer-calls.js';
 
 /** What a hand-written request needs: the client and the session header of a call. */

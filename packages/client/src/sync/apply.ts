@@ -22,12 +22,7 @@ import {
 } from './batch-apply.js';
 import { conflictPath, type LocalFile, type RemoteFile, type SyncAction } from './plan.js';
 import type { FileState, SyncState } from './state.js';
-import {
-  SymlinkInPathError,
-  type SyncTree,
-  type TreeEntry,
-  type WrittenFile,
-} from './tree.js';
+import { SymlinkInPathError, type SyncTree, type TreeEntry, type WrittenFile } from './tree.js';
 
 /** Files up to this size are uploaded in batches (one transaction each). */
 const BATCH_FILE_MAX = 64 * 1024;
@@ -123,7 +118,6 @@ function bytesOf(action: SyncAction): number {
   if (action.kind === 'conflict') return action.local.size + action.remote.size;
   return 0;
 }
-
 
 /** A result with nothing done yet. */
 export function emptyApplyResult(): ApplyResult {

@@ -7,8 +7,8 @@
 import { eachLimit } from '../each-limit.js';
 import { SatchelError } from '../errors.js';
 import type { Satchel, UploadEntry } from '../operations/satchel.js';
-import { HAVE_MAX_HASHES } from '../schemas/index.js';
 import { isMissingRoute } from '../remote/batch-calls.js';
+import { HAVE_MAX_HASHES } from '../schemas/index.js';
 import type { ApplyContext, ApplyResult } from './apply.js';
 import type { LocalFile, RemoteFile, SyncAction } from './plan.js';
 import type { FileState } from './state.js';
@@ -126,7 +126,13 @@ async function uploadChunk(host: BatchHost, chunk: readonly Upload[], known: Rea
         }
       }
       sent.push(action);
-      yield { path: action.path, hash: local.hash, size: local.size, content: content(), ...conditions };
+      yield {
+        path: action.path,
+        hash: local.hash,
+        size: local.size,
+        content: content(),
+        ...conditions,
+      };
     }
   }
   const answer = await ctx.satchel.uploadFiles(ctx.workspace, entries(), session(ctx));
@@ -193,7 +199,8 @@ async function flush(
       host.refused(action.path, outcome.error);
     } else {
       const code = (outcome.error as NodeJS.ErrnoException | null)?.code;
-      if (code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST') host.typeMismatch(action.path);
+      if (code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST')
+        host.typeMismatch(action.path);
       else throw outcome.error;
     }
     host.tick(1);
@@ -241,7 +248,8 @@ async function downloadChunk(host: BatchHost, chunk: readonly Download[]): Promi
       }
       await group.add(name, item.body);
       waiting.set(name, action);
-      if (group.size >= GROUP_FILES || group.bytes >= GROUP_BYTES) await flush(host, group, waiting);
+      if (group.size >= GROUP_FILES || group.bytes >= GROUP_BYTES)
+        await flush(host, group, waiting);
     }
     if (group) await flush(host, group, waiting);
   } finally {

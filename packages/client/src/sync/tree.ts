@@ -58,7 +58,9 @@ export interface TreeWriteGroup {
    * Flushes and renames every file added since the last commit; each outcome in the order
    * added: the written file, or the error that kept it out (SymlinkInPathError as for `write`).
    */
-  commit(): Promise<Array<{ path: string; written: WrittenFile } | { path: string; error: unknown }>>;
+  commit(): Promise<
+    Array<{ path: string; written: WrittenFile } | { path: string; error: unknown }>
+  >;
   /** Removes temporary files of a group given up. */
   discard(): Promise<void>;
 }

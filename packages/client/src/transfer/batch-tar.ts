@@ -78,17 +78,71 @@ async function writeEntry(
   await done;
 }
 
+/** Entries up to this size are read whole and packed as one buffer (cheaper than a stream). */
+const WHOLE_MAX = 1024 * 1024;
+/** Bytes of archive handed on at once. */
+const CHUNK = 256 * 1024;
+/** Entries packed but not yet read by the consumer, before the producer waits. */
+const AHEAD = 64;
+
+/**
+ * Adds entries to a pack without waiting for each to be read: at most `AHEAD` are queued (and
+ * at most `AHEAD` × WHOLE_MAX bytes), then the producer waits for the oldest.
+ */
+class Packer {
+  readonly #queued: Promise<void>[] = [];
+
+  constructor(readonly pack: Pack) {}
+
+  async add(header: EntryHeader, body: AsyncIterable<Uint8Array> | Uint8Array | null) {
+    if (body === null || body instanceof Uint8Array) {
+      const queued = writeEntry(this.pack, header, body);
+      // Awaited later; an archive destroyed meanwhile (the consumer went away) is no crash.
+      queued.catch(() => undefined);
+      this.#queued.push(queued);
+      if (this.#queued.length >= AHEAD) await this.#queued.shift();
+      return;
+    }
+    await this.settle();
+    await writeEntry(this.pack, header, body);
+  }
+
+  async settle(): Promise<void> {
+    while (this.#queued.length > 0) await this.#queued.shift();
+  }
+}
+
+async function whole(body: AsyncIterable<Uint8Array>, size: number): Promise<Uint8Array> {
+  const pieces: Uint8Array[] = [];
+  for await (const piece of exactly(body, size)) pieces.push(piece);
+  return pieces.length === 1 && pieces[0] ? pieces[0] : Buffer.concat(pieces, size);
+}
+
 /** Runs `produce` into a pack stream and yields the tar bytes as the consumer reads them. */
-async function* packed(
-  produce: (packer: Pack) => Promise<void>,
-): AsyncGenerator<Uint8Array> {
+async function* packed(produce: (packer: Packer) => Promise<void>): AsyncGenerator<Uint8Array> {
   const packer = pack();
-  const producing = produce(packer).then(
-    () => packer.finalize(),
-    (error: unknown) => packer.destroy(error as Error),
-  );
+  const adder = new Packer(packer);
+  const producing = produce(adder)
+    .then(() => adder.settle())
+    .then(
+      () => packer.finalize(),
+      (error: unknown) => packer.destroy(error as Error),
+    );
+  // Pieces are joined up to CHUNK bytes: a header, a pax record and a small file would each be
+  // a write of their own, and small writes on a socket wait on delayed acknowledgements.
+  let pieces: Uint8Array[] = [];
+  let size = 0;
   try {
-    for await (const piece of packer as AsyncIterable<Uint8Array>) yield piece;
+    for await (const piece of packer as AsyncIterable<Uint8Array>) {
+      pieces.push(piece);
+      size += piece.byteLength;
+      if (size >= CHUNK) {
+        yield Buffer.concat(pieces, size);
+        pieces = [];
+        size = 0;
+      }
+    }
+    if (size > 0) yield Buffer.concat(pieces, size);
   } finally {
     packer.destroy();
     await producing;
@@ -113,7 +167,7 @@ export function packUpload(
       const name = tarName(entry.path);
       if (entry.content === undefined) {
         pax[PAX.byHash] = '1';
-        await writeEntry(packer, { name, size: 0, type: 'file', pax }, null);
+        await packer.add({ name, size: 0, type: 'file', pax }, null);
         continue;
       }
       let body: AsyncIterable<Uint8Array> | Uint8Array = entry.content;
@@ -140,9 +194,9 @@ export function packUpload(
         if (size === undefined) {
           throw new SatchelError('INVALID_INPUT', `${entry.path}: a streamed entry needs its size`);
         }
-        body = exactly(body, size);
+        body = size <= WHOLE_MAX ? await whole(body, size) : exactly(body, size);
       } else size = body.byteLength;
-      await writeEntry(packer, { name, size, type: 'file', pax }, body);
+      await packer.add({ name, size, type: 'file', pax }, body);
     }
   });
 }
@@ -192,9 +246,7 @@ function invalidArchive(detail: string): SatchelError {
  * drained) before the next entry comes. An archive cut short ends with an error, and the entry
  * it was carrying arrives short of its announced size (core refuses to write it).
  */
-export async function* extractUpload(
-  body: AsyncIterable<Uint8Array>,
-): AsyncGenerator<UploadEntry> {
+export async function* extractUpload(body: AsyncIterable<Uint8Array>): AsyncGenerator<UploadEntry> {
   const extractor = extractFrom(body);
   for await (const raw of extractor as unknown as AsyncIterable<PaxEntry>) {
     const { header } = raw;
@@ -225,16 +277,21 @@ export function packDownload(items: AsyncIterable<DownloadItem>): AsyncGenerator
       const name = tarName(item.path);
       if ('error' in item) {
         const pax = { [PAX.error]: JSON.stringify(item.error) };
-        await writeEntry(packer, { name, size: 0, type: 'file', pax }, null);
+        await packer.add({ name, size: 0, type: 'file', pax }, null);
         continue;
       }
       const pax = { [PAX.info]: JSON.stringify(item.info) };
-      await writeEntry(packer, { name, size: item.info.size, type: 'file', pax }, item.body);
+      const { size } = item.info;
+      const body = size <= WHOLE_MAX ? await whole(item.body, size) : item.body;
+      await packer.add({ name, size, type: 'file', pax }, body);
     }
   });
 }
 
-function parsed<T>(schema: { safeParse(v: unknown): { success: boolean; data?: T } }, text: string) {
+function parsed<T>(
+  schema: { safeParse(v: unknown): { success: boolean; data?: T } },
+  text: string,
+) {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -242,7 +299,8 @@ function parsed<T>(schema: { safeParse(v: unknown): { success: boolean; data?: T
     throw invalidArchive('a pax header is not JSON');
   }
   const result = schema.safeParse(value);
-  if (!result.success || result.data === undefined) throw invalidArchive('a pax header is malformed');
+  if (!result.success || result.data === undefined)
+    throw invalidArchive('a pax header is malformed');
   return result.data;
 }
 

@@ -31,7 +31,12 @@ describe('uploadFiles', () => {
     for (let i = 0; i < 300; i++) {
       files.push({ path: `/d${i % 7}/f${i}.txt`, content: Buffer.from(`file ${i}\n`) });
     }
-    files.push({ path: '/big.bin', content: chunks(large.slice(0, 1000), large.slice(1000)), size: large.length, hash: sha(large) });
+    files.push({
+      path: '/big.bin',
+      content: chunks(large.slice(0, 1000), large.slice(1000)),
+      size: large.length,
+      hash: sha(large),
+    });
     const result = await satchel.uploadFiles('ws', entries(files));
     expect(result.items).toHaveLength(301);
     expect(result.items.every((item) => item.ok)).toBe(true);
@@ -125,7 +130,9 @@ describe('haveContent and writing by hash across workspaces', () => {
       await satchel.authenticate((await satchel.createKey({ principal: 'agent' })).key),
     );
     const asked = [sha(big), sha('the secret'), sha('own'), sha('nowhere')];
-    expect((await agent.haveContent('ws', asked)).have.sort()).toEqual([sha(big), sha('own')].sort());
+    expect((await agent.haveContent('ws', asked)).have.sort()).toEqual(
+      [sha(big), sha('own')].sort(),
+    );
     const result = await agent.uploadFiles(
       'ws',
       entries([

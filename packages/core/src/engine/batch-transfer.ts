@@ -9,10 +9,10 @@ import { parseOptions } from '@satchel/client/options.js';
 import { normalizeFilePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import {
   type BatchError,
-  type DownloadRequest,
   DownloadFilesSchema,
-  type HaveContent,
+  type DownloadRequest,
   HAVE_MAX_HASHES,
+  type HaveContent,
   type UploadItem,
   type UploadOptions,
   UploadOptionsSchema,
@@ -113,7 +113,12 @@ class Upload {
     this.#bytes += held;
     const done = this.commit(prepared).then(
       (info) => {
-        this.items[index] = { path: prepared.path, ok: true, info, deduplicated: !!prepared.byHash };
+        this.items[index] = {
+          path: prepared.path,
+          ok: true,
+          info,
+          deduplicated: !!prepared.byHash,
+        };
       },
       (error: unknown) => {
         if (isSatchelError(error)) {
@@ -146,11 +151,13 @@ class Upload {
     }
     this.#seen.add(path);
     const conditions = parseOptions(
-      z.object({ ifMatch: z.number().int().nonnegative().optional(), ifNoneMatch: z.literal('*').optional() }),
+      z.object({
+        ifMatch: z.number().int().nonnegative().optional(),
+        ifNoneMatch: z.literal('*').optional(),
+      }),
       { ifMatch: entry.ifMatch, ifNoneMatch: entry.ifNoneMatch },
     );
-    const hash =
-      entry.hash === undefined ? undefined : parseOptions(ContentHashSchema, entry.hash);
+    const hash = entry.hash === undefined ? undefined : parseOptions(ContentHashSchema, entry.hash);
     if (entry.content === undefined) {
       if (hash === undefined) {
         throw new SatchelError('INVALID_INPUT', `${path}: give its content or its hash`, { path });

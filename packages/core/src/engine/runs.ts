@@ -29,6 +29,7 @@ import { grep } from '../search/grep.js';
 import { requireIndexing, searchPassages } from '../search/search.js';
 import * as webhookOps from '../webhooks/webhooks.js';
 import { listAuditEntries, verifyAuditChain } from './audit-calls.js';
+import { downloadFiles, haveContent, uploadFiles } from './batch-transfer.js';
 import type { EngineServices } from './calls.js';
 import { listChanges } from './changes.js';
 import { editFile } from './edit.js';
@@ -52,7 +53,6 @@ import { updateWorkspace } from './workspace-settings.js';
 import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces } from './workspaces.js';
 import { appendFile, mkdir, restore, writeFile, writeFiles } from './write.js';
 import { writeFileByHash } from './write-by-hash.js';
-import { downloadFiles, haveContent, uploadFiles } from './batch-transfer.js';
 
 /** How long `reindex` rebuilds before it returns; the rest continues in the background. */
 const REINDEX_WAIT_MS = 10_000;
