@@ -7,18 +7,13 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import { extractUpload, packDownload, TAR_MEDIA_TYPE } from '@satchel/core';
-import { DownloadFilesSchema, SessionSchema } from '@satchel/core/schemas';
 import { Hono } from 'hono';
-import { z } from 'zod';
 import type { ApiEnv } from '../api-env.js';
 import type { RouteConfig } from '../app.js';
+import { DownloadFilesBody } from '../bodies.js';
 import { mutationOptions, readJson, sessionOption } from '../input.js';
 
 const NDJSON = 'application/x-ndjson';
-
-const DownloadBody = z
-  .object({ files: DownloadFilesSchema, session: SessionSchema.optional() })
-  .strict();
 
 async function* empty(): AsyncGenerator<Uint8Array> {
   /* a request without a body: an empty batch */
@@ -47,7 +42,7 @@ export function batchRoutes(config: RouteConfig): Hono<ApiEnv> {
   });
 
   app.post('/workspaces/:ws/batch/download', async (c) => {
-    const { files, session } = await readJson(c, DownloadBody, config.maxJsonBytes);
+    const { files, session } = await readJson(c, DownloadFilesBody, config.maxJsonBytes);
     const items = await c.get('satchel').downloadFiles(c.req.param('ws'), files, {
       ...(session === undefined ? {} : { session }),
       ...sessionOption(c),
