@@ -12,6 +12,7 @@ import { type ApiMetrics, createMetrics } from './metrics.js';
 import { type FaultLogger, HttpError, isFault, problemHeaders, toProblem } from './problem.js';
 import { DEFAULT_RATE_LIMIT, type RateLimitOptions, rateLimit } from './rate-limit.js';
 import { auditRoutes } from './routes/audit.js';
+import { batchRoutes } from './routes/batch.js';
 import { changeRoutes } from './routes/changes.js';
 import { docsRoutes } from './routes/docs.js';
 import { fileRoutes } from './routes/files.js';
@@ -237,6 +238,7 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
     operationRoutes(config),
     fileRoutes(config),
     treeRoutes(config),
+    batchRoutes(config),
     historyRoutes(config),
     lockRoutes(config),
     changeRoutes(config),

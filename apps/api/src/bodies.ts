@@ -3,7 +3,12 @@
  * derived from their declarations). Unknown fields are refused (INVALID_INPUT naming them) so a
  * typo never silently does less.
  */
-import { MutationOptionsSchema, WriteOptionsSchema } from '@satchel/core/schemas';
+import {
+  DownloadFilesSchema,
+  MutationOptionsSchema,
+  SessionSchema,
+  WriteOptionsSchema,
+} from '@satchel/core/schemas';
 import { z } from 'zod';
 
 /** Most files one `POST …/batch` may write (the JSON body limit bounds their size). */
@@ -30,3 +35,8 @@ export const BatchFileBody = z
 export const BatchBody = MutationOptionsSchema.extend({
   files: z.array(BatchFileBody).min(1).max(MAX_BATCH_FILES),
 }).strict();
+
+/** The body of `POST …/batch/download`: the files to read (routes/batch.ts). */
+export const DownloadFilesBody = z
+  .object({ files: DownloadFilesSchema, session: SessionSchema.optional() })
+  .strict();

@@ -26,7 +26,14 @@ export type {
   OperationSpec,
   QueryType,
 } from './operations/operation.js';
-export type { BatchFile, Content, FileStream, Satchel } from './operations/satchel.js';
+export type {
+  BatchFile,
+  Content,
+  DownloadItem,
+  FileStream,
+  Satchel,
+  UploadEntry,
+} from './operations/satchel.js';
 export {
   baseName,
   isWithin,

@@ -1,5 +1,6 @@
 /**
- * The client stays light: its modules import only zod, picomatch, ignore and Node's built-ins —
+ * The client stays light: its modules import only zod, picomatch, ignore, tar-stream (plain
+ * JavaScript, the batch transfer's archive format) and Node's built-ins —
  * never the engine, a native module or the CodeSandbox SDK — and chokidar only where a tree is
  * watched (a dynamic import), so a sandbox agent or a browser bundle can load it.
  */
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
-const ALLOWED = new Set(['zod', 'picomatch', 'ignore']);
+const ALLOWED = new Set(['zod', 'picomatch', 'ignore', 'tar-stream']);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -47,6 +48,7 @@ describe('@satchel/client', () => {
       'chokidar',
       'ignore',
       'picomatch',
+      'tar-stream',
       'zod',
     ]);
   });

@@ -157,6 +157,11 @@ export {
 } from '@satchel/client/sync/tree.js';
 export { type WatchOptions, watch as watchSync } from '@satchel/client/sync/watch.js';
 export {
+  extractUpload,
+  packDownload,
+  TAR_MEDIA_TYPE,
+} from '@satchel/client/transfer/batch-tar.js';
+export {
   DEFAULT_PART_SIZE,
   DEFAULT_RESUMABLE_THRESHOLD,
   type ResumableSource,

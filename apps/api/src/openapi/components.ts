@@ -33,7 +33,7 @@ import {
   WorkspaceSchema,
 } from '@satchel/core/schemas';
 import { z } from 'zod';
-import { BatchBody } from '../bodies.js';
+import { BatchBody, DownloadFilesBody } from '../bodies.js';
 
 /** An RFC 9457 problem as the API sends it (problem.ts), with Satchel's closed set of codes. */
 export const ProblemSchema = z
@@ -110,6 +110,7 @@ export const OUTPUT_SCHEMAS = {
  */
 export const INPUT_SCHEMAS = {
   BatchBody,
+  DownloadFilesBody,
 } as const satisfies Record<string, z.ZodType>;
 
 export type OutputName = keyof typeof OUTPUT_SCHEMAS;

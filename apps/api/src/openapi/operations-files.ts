@@ -166,6 +166,52 @@ export const FILE_OPERATIONS: readonly OperationSpec[] = [
     errors: [400, 403, 404, 409, 412, 413, 423],
   },
   {
+    method: 'POST',
+    path: '/v1/workspaces/:ws/batch/upload',
+    tag: 'files',
+    summary: 'Write many files from one tar stream, each committed on its own',
+    description:
+      'The body is a POSIX tar: one regular-file entry per file, named by its path without the ' +
+      'leading slash; pax records SATCHEL.sha256 (checked), SATCHEL.if-match, ' +
+      'SATCHEL.if-none-match ("*"), and SATCHEL.by-hash=1 with no bytes for content a workspace ' +
+      'you may read holds (ask POST …/batch/have). The answer is one JSON line per file, in the ' +
+      'order sent ({path, ok: true, info, deduplicated} or {path, ok: false, error: {code, ' +
+      'message, data}}), then {"end": true}. A file cut short is never written.',
+    params: [
+      SESSION_HEADER,
+      LOCK_TOKEN_HEADER,
+      { name: 'message', in: 'query', schema: z.string(), description: 'stored on every version' },
+    ],
+    body: { raw: 'application/x-tar' },
+    responses: {
+      200: {
+        description: 'one JSON line per file, then {"end": true}',
+        content: [{ media: 'application/x-ndjson', format: 'text' }],
+      },
+    },
+    errors: [400, 403, 404],
+  },
+  {
+    method: 'POST',
+    path: '/v1/workspaces/:ws/batch/download',
+    tag: 'files',
+    summary: 'Read many files as one tar stream',
+    description:
+      'The body is {files: [{path, version?}]} (1 to 1000). The answer is a POSIX tar in the ' +
+      'order asked: each file an entry with its FileInfo as JSON in the pax record ' +
+      'SATCHEL.info; a file that cannot be read is an empty entry whose SATCHEL.error record ' +
+      'holds {code, message, data}.',
+    params: [SESSION_HEADER],
+    body: { json: 'DownloadFilesBody' },
+    responses: {
+      200: {
+        description: 'the files',
+        content: [{ media: 'application/x-tar', format: 'binary' }],
+      },
+    },
+    errors: [400, 403, 404],
+  },
+  {
     method: 'GET',
     path: '/v1/workspaces/:ws/diff',
     tag: 'history',

@@ -5,6 +5,7 @@
  */
 import * as access from './access.js';
 import * as audit from './audit.js';
+import * as batch from './batch.js';
 import * as files from './files.js';
 import * as locks from './locks.js';
 import type { MethodOf } from './operation.js';
@@ -23,6 +24,7 @@ import * as workspaces from './workspaces.js';
 export const OPERATIONS = {
   ...workspaces,
   ...files,
+  ...batch,
   ...snapshots,
   ...redaction,
   ...undo,

@@ -7,7 +7,7 @@
  * A call that fails writes nothing.
  */
 import type { Readable } from 'node:stream';
-import type { ByteRange, FileInfo } from '../schemas/index.js';
+import type { BatchError, ByteRange, FileInfo } from '../schemas/index.js';
 import type { OperationMethods } from './index.js';
 
 /** File content: text (UTF-8), bytes, or a stream of bytes of any length (consumed once). */
@@ -31,6 +31,32 @@ export interface BatchFile {
   readonly ifMatch?: number;
   readonly ifNoneMatch?: '*';
 }
+
+/**
+ * One file of a streamed upload (`uploadFiles`). With `content`, the bytes; without, the file is
+ * written by `hash`, content a workspace the caller may read holds (ask with `haveContent`).
+ */
+export interface UploadEntry {
+  readonly path: string;
+  /** The bytes, consumed once, before the next entry is read. */
+  readonly content?: Uint8Array | AsyncIterable<Uint8Array>;
+  /** Bytes `content` holds: checked, so a file cut short is refused, never written. */
+  readonly size?: number;
+  /** SHA-256 of the content: checked against what arrives; the content itself without `content`. */
+  readonly hash?: string;
+  readonly ifMatch?: number;
+  readonly ifNoneMatch?: '*';
+}
+
+/** One file of a streamed download (`downloadFiles`): its info and bytes, or why not. */
+export type DownloadItem =
+  | {
+      readonly path: string;
+      readonly info: FileInfo;
+      /** Verified bytes; read it to the end before asking for the next item. */
+      readonly body: AsyncIterable<Uint8Array>;
+    }
+  | { readonly path: string; readonly error: BatchError };
 
 /**
  * Every operation of the table (operations/index.ts, where each is documented), and the two

@@ -10,6 +10,7 @@ import type { BatchFile, Content, FileStream } from '../operations/satchel.js';
 import { parseOptions } from '../options.js';
 import * as S from '../schemas/index.js';
 import { checkTextOptions, sliceText, utf8Lines } from '../text-lines.js';
+import { BATCH_CALLS } from './batch-calls.js';
 import {
   conditionHeaders,
   infoFromHeaders,
@@ -279,6 +280,7 @@ export const CUSTOM_CALLS: { readonly [K in OperationName]?: Custom<K> } = {
   breakLock,
   listAudit,
   ...TRANSFER_CALLS,
+  ...BATCH_CALLS,
 };
 
 /** `GET /v1/audit/export`, split into JSON lines as they arrive. */

@@ -300,7 +300,7 @@ export class HttpClient {
           'INTERNAL',
           `the server at ${this.url} does not support ${spec.method} ${spec.path}; ` +
             'it may be older than this client',
-          { status: res.status },
+          { status: res.status, reason: 'unsupported_route' },
         );
       }
       const detail = typeof body.detail === 'string' ? body.detail : `HTTP ${res.status}`;

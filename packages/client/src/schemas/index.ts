@@ -51,6 +51,25 @@ export {
   WhoAmISchema,
 } from './access.js';
 export type {
+  BatchError,
+  DownloadRequest,
+  HaveContent,
+  UploadItem,
+  UploadOptions,
+  UploadResult,
+} from './batch.js';
+export {
+  BatchErrorSchema,
+  DOWNLOAD_MAX_FILES,
+  DownloadFilesSchema,
+  DownloadRequestSchema,
+  HAVE_MAX_HASHES,
+  HaveContentSchema,
+  UploadItemSchema,
+  UploadOptionsSchema,
+  UploadResultSchema,
+} from './batch.js';
+export type {
   AppendOptions,
   ByteRange,
   CallOptions,

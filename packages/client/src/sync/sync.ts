@@ -63,6 +63,8 @@ export interface SyncOptions {
    * CLI sets 8 MiB when it talks to a server; SATCHEL_UPLOAD_THRESHOLD).
    */
   readonly resumableAbove?: number;
+  /** Files go through the batch transfer calls (see `ApplyContext.batchTransfer`); default off. */
+  readonly batchTransfer?: boolean;
   /**
    * The tree was restored by its host (a sandbox's clean, archived or forked boot): files
    * missing from it are brought back from the workspace, never deleted there (restore.ts).
@@ -116,6 +118,7 @@ async function applyCycle(
     taken: (path) => cycle.local.has(path) || cycle.remote.has(path),
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     ...(options.resumableAbove === undefined ? {} : { resumableAbove: options.resumableAbove }),
+    ...(options.batchTransfer === undefined ? {} : { batchTransfer: options.batchTransfer }),
   });
   await applier.apply(cycle.plan.actions);
   return applier.result;

@@ -44,6 +44,27 @@ export interface WrittenFile {
   readonly ino?: number;
 }
 
+/**
+ * Files written together: each `add` writes a temporary file (not yet visible, not yet flushed);
+ * `commit` flushes them all to disk at once, then renames each over its target. A file is never
+ * visible before it is durable, and the disk is asked to flush once per group, not per file.
+ */
+export interface TreeWriteGroup {
+  /** Bytes added and not yet committed. */
+  readonly bytes: number;
+  readonly size: number;
+  add(path: string, content: AsyncIterable<Uint8Array>): Promise<void>;
+  /**
+   * Flushes and renames every file added since the last commit; each outcome in the order
+   * added: the written file, or the error that kept it out (SymlinkInPathError as for `write`).
+   */
+  commit(): Promise<
+    Array<{ path: string; written: WrittenFile } | { path: string; error: unknown }>
+  >;
+  /** Removes temporary files of a group given up. */
+  discard(): Promise<void>;
+}
+
 export interface TreeWatcher {
   close(): Promise<void>;
 }
@@ -74,6 +95,8 @@ export interface SyncTree {
    * SymlinkInPathError for one on the way.
    */
   write(path: string, content: AsyncIterable<Uint8Array>, mtimeMs?: number): Promise<WrittenFile>;
+  /** Many files written as one group (TreeWriteGroup); absent: the caller writes one by one. */
+  writeGroup?(): TreeWriteGroup;
   /**
    * Removes a file (no error when it is gone), then parent folders it left empty.
    * SymlinkInPathError for a link on the way.

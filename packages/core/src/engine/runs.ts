@@ -29,6 +29,7 @@ import { grep } from '../search/grep.js';
 import { requireIndexing, searchPassages } from '../search/search.js';
 import * as webhookOps from '../webhooks/webhooks.js';
 import { listAuditEntries, verifyAuditChain } from './audit-calls.js';
+import { downloadFiles, haveContent, uploadFiles } from './batch-transfer.js';
 import type { EngineServices } from './calls.js';
 import { listChanges } from './changes.js';
 import { editFile } from './edit.js';
@@ -101,6 +102,9 @@ export const RUNS: Runs = {
   writeFileByHash: (ctx, [ws, path, hash, options]) =>
     writeFileByHash(ctx, ws, path, hash, options),
   writeFiles: (ctx, [ws, files, options]) => writeFiles(ctx, ws, files, options),
+  haveContent: (ctx, [ws, hashes]) => haveContent(ctx, ws, hashes),
+  uploadFiles: (ctx, [ws, entries, options]) => uploadFiles(ctx, ws, entries, options),
+  downloadFiles: (ctx, [ws, files]) => downloadFiles(ctx, ws, files),
   appendFile: (ctx, [ws, path, content, options]) => appendFile(ctx, ws, path, content, options),
   readFile: (ctx, [ws, path, options]) => readFile(ctx, ws, path, options),
   readText: (ctx, [ws, path, options]) => readText(ctx, ws, path, options),

@@ -1,0 +1,239 @@
+/**
+ * Batch transfer over real HTTP: sync pushes and pulls many files byte-identical (a manifest of
+ * hashes on both sides), a server killed mid-upload leaves no partial file and the next sync
+ * sends only what did not land, the hash negotiation reveals nothing of a workspace the key
+ * cannot read, and a server without the batch routes is served one file at a time.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalTree, RemoteSatchel, type Satchel, syncOnce } from '@satchel/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, serve } from '../serve.js';
+import { startChildServer } from '../test-support/child-server.js';
+import { openTempEngine, type TempEngine } from '../test-support/temp-engine.js';
+
+const sha = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
+const FILES = 1500;
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'satchel-batch-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** `count` files in 20 folders, sizes from 10 bytes to ~20 KiB, a few repeated, one of 300 KB. */
+async function makeTree(dir: string, count: number): Promise<void> {
+  for (let d = 0; d < 20; d++) await mkdir(join(dir, `d${d}`), { recursive: true });
+  const writes: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const body =
+      i % 50 === 7 ? 'the same content\n' : `${i}:`.padEnd(10 + ((i * 7919) % 20_000), 'x');
+    writes.push(writeFile(join(dir, `d${i % 20}`, `f${i}.txt`), body));
+  }
+  writes.push(writeFile(join(dir, 'big.bin'), Buffer.alloc(300_000, 3)));
+  await Promise.all(writes);
+}
+
+/** Every file of a local tree (the state folder aside), path → SHA-256. */
+async function manifest(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (sub: string): Promise<void> => {
+    for (const entry of await readdir(join(dir, sub), { withFileTypes: true })) {
+      const rel = sub === '' ? entry.name : `${sub}/${entry.name}`;
+      if (rel === '.satchel-sync') continue;
+      if (entry.isDirectory()) await walk(rel);
+      else out.set(`/${rel}`, sha(await readFile(join(dir, rel))));
+    }
+  };
+  await walk('');
+  return out;
+}
+
+/** Every file of the workspace, path → SHA-256. */
+async function remoteManifest(satchel: Satchel, workspace: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  let cursor: string | undefined;
+  do {
+    const page = await satchel.list(workspace, { recursive: true, limit: 1000, cursor });
+    for (const item of page.items) if (item.type === 'file') out.set(item.path, item.hash ?? '');
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return out;
+}
+
+describe('sync over HTTP with batch transfer', () => {
+  let opened: TempEngine;
+  let server: RunningServer;
+  let remote: RemoteSatchel;
+  beforeAll(async () => {
+    opened = await openTempEngine();
+    server = await serve(opened.engine, { port: 0, api: { logFault: () => undefined } });
+    remote = new RemoteSatchel({ url: server.url, token: opened.adminKey });
+  });
+  afterAll(async () => {
+    await server.close();
+    await opened.close();
+  });
+
+  it('pushes and pulls many files byte-identical', { timeout: 120_000 }, async () => {
+    await remote.createWorkspace('many');
+    const a = join(root, 'push');
+    await makeTree(a, FILES);
+    const pushed = await syncOnce({
+      satchel: remote,
+      workspace: 'many',
+      batchTransfer: true,
+      tree: new LocalTree(a),
+    });
+    expect(pushed.uploaded).toBe(FILES + 1);
+    const b = join(root, 'pull');
+    const pulled = await syncOnce({
+      satchel: remote,
+      workspace: 'many',
+      batchTransfer: true,
+      tree: new LocalTree(b),
+    });
+    expect(pulled.downloaded).toBe(FILES + 1);
+    const local = await manifest(a);
+    expect(local.size).toBe(FILES + 1);
+    expect(await manifest(b)).toEqual(local);
+    expect(await remoteManifest(remote, 'many')).toEqual(local);
+    const again = await syncOnce({
+      satchel: remote,
+      workspace: 'many',
+      batchTransfer: true,
+      tree: new LocalTree(b),
+    });
+    expect(again.uploaded + again.downloaded).toBe(0);
+  });
+
+  it('negotiates by hash without revealing content of a workspace the key cannot read', async () => {
+    const { engine } = opened;
+    for (const name of ['team', 'shared', 'private']) await remote.createWorkspace(name);
+    await engine.createPrincipal({ name: 'agent', kind: 'agent' });
+    await engine.setMember('team', 'agent', 'editor');
+    await engine.setMember('shared', 'agent', 'viewer');
+    const sharedText = 'shared content '.repeat(1000);
+    const secret = 'secret content '.repeat(1000);
+    await remote.writeFile('shared', '/s.txt', sharedText);
+    await remote.writeFile('private', '/p.txt', secret);
+    const agent = new RemoteSatchel({
+      url: server.url,
+      token: (await engine.createKey({ principal: 'agent' })).key,
+    });
+    expect((await agent.haveContent('team', [sha(sharedText), sha(secret)])).have).toEqual([
+      sha(sharedText),
+    ]);
+    const dir = join(root, 'agent');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'from-shared.txt'), sharedText);
+    await writeFile(join(dir, 'looks-private.txt'), secret);
+    const report = await syncOnce({
+      satchel: agent,
+      workspace: 'team',
+      batchTransfer: true,
+      tree: new LocalTree(dir),
+    });
+    expect(report.uploaded).toBe(2);
+    // Only the readable workspace's content went by hash; the secret one travelled in full.
+    expect(report.deduplicated).toBe(1);
+    expect(report.bytesUp).toBe(Buffer.byteLength(secret));
+    expect(await remoteManifest(remote, 'team')).toEqual(await manifest(dir));
+  });
+
+  it('talks one file at a time to a server without the batch routes', async () => {
+    await remote.createWorkspace('old');
+    const calls: string[] = [];
+    const oldServer: typeof fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      calls.push(url.pathname);
+      if (url.pathname.includes('/batch/')) {
+        const problem = { code: 'NOT_FOUND', detail: 'no route', route: url.pathname };
+        return new Response(JSON.stringify(problem), {
+          status: 404,
+          headers: { 'Content-Type': 'application/problem+json' },
+        });
+      }
+      return fetch(input, init);
+    };
+    const old = new RemoteSatchel({ url: server.url, token: opened.adminKey, fetch: oldServer });
+    const a = join(root, 'old-push');
+    await makeTree(a, 60);
+    expect(
+      (
+        await syncOnce({
+          satchel: old,
+          workspace: 'old',
+          batchTransfer: true,
+          tree: new LocalTree(a),
+        })
+      ).uploaded,
+    ).toBe(61);
+    const b = join(root, 'old-pull');
+    expect(
+      (
+        await syncOnce({
+          satchel: old,
+          workspace: 'old',
+          batchTransfer: true,
+          tree: new LocalTree(b),
+        })
+      ).downloaded,
+    ).toBe(61);
+    expect(await manifest(b)).toEqual(await manifest(a));
+    expect(calls.filter((p) => p.includes('/batch/')).length).toBeGreaterThan(0);
+  });
+});
+
+describe('a server killed in the middle of an upload', () => {
+  it('acknowledges no partial file, and the next sync sends only what did not land', {
+    timeout: 120_000,
+  }, async () => {
+    const data = join(root, 'killed-data');
+    const dir = join(root, 'killed-tree');
+    await makeTree(dir, FILES);
+    const local = await manifest(dir);
+    let child = await startChildServer(data);
+    const admin = new RemoteSatchel({ url: child.url, token: child.key });
+    await admin.createWorkspace('w');
+    /** A tree that kills the server once half of the files are sent (after the scan's reads). */
+    class KillingTree extends LocalTree {
+      reads = 0;
+      override async *read(path: string): AsyncGenerator<Uint8Array> {
+        if (++this.reads === local.size + Math.floor(FILES / 2)) await child.kill();
+        yield* super.read(path);
+      }
+    }
+    const first = syncOnce({
+      satchel: admin,
+      workspace: 'w',
+      batchTransfer: true,
+      tree: new KillingTree(dir),
+    });
+    await expect(first).rejects.toThrow();
+    child = await startChildServer(data);
+    try {
+      const again = new RemoteSatchel({ url: child.url, token: child.key });
+      const landed = await remoteManifest(again, 'w');
+      // Whatever landed is whole: every file there has the content of the tree's file.
+      for (const [path, hash] of landed) expect(hash).toBe(local.get(path));
+      expect(landed.size).toBeGreaterThan(0);
+      expect(landed.size).toBeLessThan(local.size);
+      const report = await syncOnce({
+        satchel: again,
+        workspace: 'w',
+        batchTransfer: true,
+        tree: new LocalTree(dir),
+      });
+      const missing = [...local.keys()].filter((path) => !landed.has(path));
+      expect(report.uploaded).toBe(missing.length);
+      expect(await remoteManifest(again, 'w')).toEqual(local);
+    } finally {
+      await child.kill();
+    }
+  });
+});

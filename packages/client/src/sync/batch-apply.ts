@@ -1,0 +1,278 @@
+/**
+ * Uploads and downloads of a plan in batches (issue 19): content the server already has (in a
+ * workspace the caller may read) is named by hash, the rest travels many files per request
+ * (`uploadFiles`), and downloads come many per request (`downloadFiles`) and are written to the
+ * tree in flushed groups. A server without these routes gets the calls it has (one by one).
+ */
+import { eachLimit } from '../each-limit.js';
+import { SatchelError } from '../errors.js';
+import type { Satchel, UploadEntry } from '../operations/satchel.js';
+import { isMissingRoute } from '../remote/batch-calls.js';
+import { HAVE_MAX_HASHES } from '../schemas/index.js';
+import type { ApplyContext, ApplyResult } from './apply.js';
+import type { LocalFile, RemoteFile, SyncAction } from './plan.js';
+import type { FileState } from './state.js';
+import { SymlinkInPathError, type TreeWriteGroup, type WrittenFile } from './tree.js';
+
+export type Upload = Extract<SyncAction, { kind: 'upload' }>;
+export type Download = Extract<SyncAction, { kind: 'download' }>;
+
+/** Files and bytes of content per upload request, requests in flight. */
+const UPLOAD_FILES = 2000;
+const UPLOAD_BYTES = 64 * 1024 * 1024;
+const UPLOAD_REQUESTS = 2;
+/** Files per download request, and per flushed group of the tree. */
+const DOWNLOAD_FILES = 1000;
+const GROUP_FILES = 512;
+const GROUP_BYTES = 32 * 1024 * 1024;
+
+/** What the batches need from the Applier that runs them. */
+export interface BatchHost {
+  readonly ctx: ApplyContext;
+  readonly result: ApplyResult;
+  tick(count: number): void;
+  refused(path: string, error: SymlinkInPathError): void;
+  typeMismatch(path: string): void;
+  /** The state after an upload of `local` answered with `info`. */
+  uploaded(info: { seq: number; size: number; hash: string | null }, local: LocalFile): FileState;
+  /** The state of `remote` as written into the tree. */
+  downloaded(remote: RemoteFile, at: WrittenFile): FileState;
+  unchanged(name: string, expect: LocalFile | null): Promise<boolean>;
+}
+
+/** Servers found without the batch routes, asked one file at a time from then on. */
+const withoutBatch = new WeakSet<Satchel>();
+
+export function canBatch(satchel: Satchel): boolean {
+  return !withoutBatch.has(satchel);
+}
+
+function chunks<T>(items: readonly T[], files: number, bytes: (item: T) => number): T[][] {
+  const out: T[][] = [];
+  let chunk: T[] = [];
+  let size = 0;
+  for (const item of items) {
+    if (chunk.length >= files || (chunk.length > 0 && size + bytes(item) > UPLOAD_BYTES)) {
+      out.push(chunk);
+      chunk = [];
+      size = 0;
+    }
+    chunk.push(item);
+    size += bytes(item);
+  }
+  if (chunk.length > 0) out.push(chunk);
+  return out;
+}
+
+function session(ctx: ApplyContext): { session?: string } {
+  return ctx.session === undefined ? {} : { session: ctx.session };
+}
+
+/** Hashes of `uploads` whose content the server has where the caller may read it. */
+async function negotiate(host: BatchHost, uploads: readonly Upload[]): Promise<Set<string>> {
+  const { satchel, workspace, remoteHashes } = host.ctx;
+  const known = new Set<string>();
+  const ask = [...new Set(uploads.map((u) => u.local.hash))].filter((h) => !remoteHashes.has(h));
+  for (let i = 0; i < ask.length; i += HAVE_MAX_HASHES) {
+    const answer = await satchel.haveContent(
+      workspace,
+      ask.slice(i, i + HAVE_MAX_HASHES),
+      session(host.ctx),
+    );
+    for (const hash of answer.have) known.add(hash);
+  }
+  for (const hash of remoteHashes) known.add(hash);
+  return known;
+}
+
+/** A retry of the next pass: the file changed, raced a writer, or its content went away. */
+function retryable(code: string, reason: unknown): boolean {
+  if (code === 'PRECONDITION_FAILED' || code === 'LOCKED' || code === 'UNAVAILABLE') return true;
+  if (code === 'INVALID_INPUT') return reason === 'size_mismatch' || reason === 'hash_mismatch';
+  return code === 'NOT_FOUND' && reason === 'content_unknown';
+}
+
+async function uploadChunk(host: BatchHost, chunk: readonly Upload[], known: ReadonlySet<string>) {
+  const { ctx, result } = host;
+  const sent: Upload[] = [];
+  async function* entries(): AsyncGenerator<UploadEntry> {
+    for (const action of chunk) {
+      const { local } = action;
+      const conditions =
+        action.ifMatch === null ? { ifNoneMatch: '*' as const } : { ifMatch: action.ifMatch };
+      if (known.has(local.hash)) {
+        sent.push(action);
+        yield { path: action.path, hash: local.hash, ...conditions };
+        continue;
+      }
+      // Opened before the entry is sent: a file that cannot be read is left out, not sent.
+      const iterator = ctx.tree.read(local.name)[Symbol.asyncIterator]();
+      let first: IteratorResult<Uint8Array>;
+      try {
+        first = await iterator.next();
+      } catch (error) {
+        host.tick(1);
+        if (error instanceof SymlinkInPathError) host.refused(action.path, error);
+        else result.retry++;
+        continue;
+      }
+      async function* content(): AsyncGenerator<Uint8Array> {
+        if (first.done) return;
+        yield first.value;
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) return;
+          yield next.value;
+        }
+      }
+      sent.push(action);
+      yield {
+        path: action.path,
+        hash: local.hash,
+        size: local.size,
+        content: content(),
+        ...conditions,
+      };
+    }
+  }
+  const answer = await ctx.satchel.uploadFiles(ctx.workspace, entries(), session(ctx));
+  for (const [i, item] of answer.items.entries()) {
+    const action = sent[i];
+    if (!action) continue;
+    if (item.ok) {
+      result.uploaded++;
+      if (item.deduplicated) result.deduplicated++;
+      else result.bytesUp += item.info.size;
+      await ctx.state.set(action.path, host.uploaded(item.info, action.local));
+    } else if (item.error.code === 'CONFLICT' && item.error.data?.reason === 'type_mismatch') {
+      host.typeMismatch(action.path);
+    } else if (retryable(item.error.code, item.error.data?.reason)) {
+      result.retry++;
+    } else {
+      throw new SatchelError(item.error.code, item.error.message, item.error.data ?? {});
+    }
+  }
+  host.tick(sent.length);
+}
+
+/**
+ * Uploads `uploads` in batches; resolves with those left for the one-by-one path (all of them
+ * when the server has no batch routes).
+ */
+export async function uploadInBatches(
+  host: BatchHost,
+  uploads: readonly Upload[],
+): Promise<readonly Upload[]> {
+  const { satchel } = host.ctx;
+  if (uploads.length === 0 || !canBatch(satchel)) return uploads;
+  let known: Set<string>;
+  try {
+    known = await negotiate(host, uploads);
+  } catch (error) {
+    if (!isMissingRoute(error)) throw error;
+    withoutBatch.add(satchel);
+    return uploads;
+  }
+  const toSend = (u: Upload) => (known.has(u.local.hash) ? 0 : u.local.size);
+  await eachLimit(chunks(uploads, UPLOAD_FILES, toSend), UPLOAD_REQUESTS, (chunk) =>
+    uploadChunk(host, chunk, known),
+  );
+  return [];
+}
+
+/** Writes what the group holds and records each file written. */
+async function flush(
+  host: BatchHost,
+  group: TreeWriteGroup,
+  waiting: Map<string, Download>,
+): Promise<void> {
+  if (group.size === 0) return;
+  for (const outcome of await group.commit()) {
+    const action = waiting.get(outcome.path);
+    waiting.delete(outcome.path);
+    if (!action) continue;
+    if ('written' in outcome) {
+      host.result.downloaded++;
+      host.result.bytesDown += outcome.written.size;
+      await host.ctx.state.set(action.path, host.downloaded(action.remote, outcome.written));
+    } else if (outcome.error instanceof SymlinkInPathError) {
+      host.refused(action.path, outcome.error);
+    } else {
+      const code = (outcome.error as NodeJS.ErrnoException | null)?.code;
+      if (code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST')
+        host.typeMismatch(action.path);
+      else throw outcome.error;
+    }
+    host.tick(1);
+  }
+}
+
+async function downloadChunk(host: BatchHost, chunk: readonly Download[]): Promise<void> {
+  const { ctx, result } = host;
+  const wanted: Download[] = [];
+  for (const action of chunk) {
+    const name = action.expect?.name ?? action.path.slice(1);
+    if (await host.unchanged(name, action.expect)) wanted.push(action);
+    else {
+      result.retry++;
+      host.tick(1);
+    }
+  }
+  if (wanted.length === 0) return;
+  const items = await ctx.satchel.downloadFiles(
+    ctx.workspace,
+    wanted.map((d) => ({ path: d.path, version: d.remote.seq })),
+    session(ctx),
+  );
+  const group = ctx.tree.writeGroup?.();
+  const waiting = new Map<string, Download>();
+  let i = 0;
+  try {
+    for await (const item of items) {
+      const action = wanted[i++];
+      if (!action) break;
+      const name = action.expect?.name ?? action.path.slice(1);
+      if ('error' in item) {
+        // The version went away meanwhile (a redaction, a deleted workspace file): next pass.
+        result.retry++;
+        host.tick(1);
+        continue;
+      }
+      if (!group) {
+        const written = await ctx.tree.write(name, item.body);
+        result.downloaded++;
+        result.bytesDown += written.size;
+        await ctx.state.set(action.path, host.downloaded(action.remote, written));
+        host.tick(1);
+        continue;
+      }
+      await group.add(name, item.body);
+      waiting.set(name, action);
+      if (group.size >= GROUP_FILES || group.bytes >= GROUP_BYTES)
+        await flush(host, group, waiting);
+    }
+    if (group) await flush(host, group, waiting);
+  } finally {
+    await group?.discard();
+  }
+}
+
+/** Downloads `downloads` in batches; resolves with those left for the one-by-one path. */
+export async function downloadInBatches(
+  host: BatchHost,
+  downloads: readonly Download[],
+): Promise<readonly Download[]> {
+  const { satchel } = host.ctx;
+  if (downloads.length === 0 || !canBatch(satchel)) return downloads;
+  const [first, ...rest] = chunks(downloads, DOWNLOAD_FILES, () => 0);
+  if (!first) return [];
+  try {
+    await downloadChunk(host, first);
+  } catch (error) {
+    if (!isMissingRoute(error)) throw error;
+    withoutBatch.add(satchel);
+    return downloads;
+  }
+  for (const chunk of rest) await downloadChunk(host, chunk);
+  return [];
+}
