@@ -195,6 +195,21 @@ const HAND_WRITTEN: Route[] = [
   { name: 'createUploadUrl', method: 'POST', path: `${FILE}?upload-url`, access: WRITE },
   { name: 'createDownloadUrl', method: 'POST', path: `${FILE}?download-url`, access: READ },
   { name: 'exportAudit', method: 'GET', path: '/v1/audit/export', access: { global: 'admin' } },
+  // Batch transfer: every path of the stream or list is checked again inside the engine.
+  {
+    name: 'uploadFiles',
+    method: 'POST',
+    path: '/v1/workspaces/demo/batch/upload',
+    body: '',
+    access: { workspace: 'file.write' },
+  },
+  {
+    name: 'downloadFiles',
+    method: 'POST',
+    path: '/v1/workspaces/demo/batch/download',
+    body: { files: [{ path: '/notes.md' }] },
+    access: READ,
+  },
 ];
 
 const isRead = (action: string) => action.endsWith('.read');
