@@ -67,7 +67,9 @@ describe('satchel search', () => {
     expect(JSON.parse(reindexed.stdout)).toMatchObject({ files: 2, lag: 0 });
 
     const off = await cli.run(['ws', 'set', 'demo', '--indexing', 'off']);
-    expect(off.stdout).toBe('workspace demo: indexing off\n');
+    expect(off.stdout).toBe(
+      'workspace demo: indexing off, quotas: bytes none, history none, files none\n',
+    );
     expect((await cli.run(['ws', 'info', 'demo'])).stdout).toMatch(/indexing\s+off\n/);
     const refused = await cli.in('demo', ['search', 'config']);
     expect(refused.code).toBe(2);

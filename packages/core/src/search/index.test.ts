@@ -150,10 +150,20 @@ describe('the search index', () => {
     const { satchel } = await openTemp();
     await satchel.writeFile('ws', '/a.md', 'tapir facts\n');
     expect(await paths(satchel, 'tapir')).toEqual(['/a.md']);
-    expect((await satchel.getWorkspace('ws')).settings).toEqual({ indexing: 'on' });
+    expect((await satchel.getWorkspace('ws')).settings).toEqual({
+      indexing: 'on',
+      quotaBytes: null,
+      quotaHistoryBytes: null,
+      quotaFiles: null,
+    });
 
     const off = await satchel.updateWorkspace('ws', { indexing: 'off' });
-    expect(off.settings).toEqual({ indexing: 'off' });
+    expect(off.settings).toEqual({
+      indexing: 'off',
+      quotaBytes: null,
+      quotaHistoryBytes: null,
+      quotaFiles: null,
+    });
     expect(await satchel.searchStatus('ws')).toMatchObject({ enabled: false, passages: 0 });
     await expect(satchel.search('ws', 'tapir')).rejects.toMatchObject({
       code: 'INVALID_INPUT',
