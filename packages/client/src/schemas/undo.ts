@@ -12,6 +12,7 @@ import {
   LockTokenSchema,
   SeqSchema,
   SessionSchema,
+  VersionSchema,
 } from './files.js';
 
 /** The changes an undo takes back; at least `session`, `since` or `sinceTime`. */
@@ -61,17 +62,15 @@ export const UndoOptionsSchema = UndoPreviewOptionsSchema.extend({
 export type UndoOptions = z.infer<typeof UndoOptionsSchema>;
 
 /** A path's state at one point: the version that was current (a deletion too), or null: none. */
-export const UndoStateSchema = z
-  .object({
-    seq: SeqSchema,
-    deleted: z.boolean(),
-    type: EntryTypeSchema,
-    size: z.number().int().nonnegative(),
-    hash: z.string().nullable(),
-    author: z.string(),
-    session: z.string().nullable(),
-  })
-  .nullable();
+export const UndoStateSchema = VersionSchema.pick({
+  seq: true,
+  deleted: true,
+  type: true,
+  size: true,
+  hash: true,
+  author: true,
+  session: true,
+}).nullable();
 export type UndoState = z.infer<typeof UndoStateSchema>;
 
 export const UndoActionSchema = z
