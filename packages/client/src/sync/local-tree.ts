@@ -50,17 +50,25 @@ function split(path: string): { parts: string[]; name: string } {
   return { parts, name };
 }
 
+/** Writes every piece of `content` to `handle` (short writes continued); returns the bytes. */
+async function writeAll(handle: FileHandle, content: AsyncIterable<Uint8Array>): Promise<number> {
+  let bytes = 0;
+  for await (const piece of content) {
+    let offset = 0;
+    while (offset < piece.byteLength) {
+      const { bytesWritten } = await handle.write(piece, offset, piece.byteLength - offset);
+      offset += bytesWritten;
+    }
+    bytes += piece.byteLength;
+  }
+  return bytes;
+}
+
 /** Writes `content` to a new file at `path` and flushes it to disk. */
 async function writeDurably(path: string, content: AsyncIterable<Uint8Array>): Promise<void> {
   const handle = await open(path, 'wx', 0o644);
   try {
-    for await (const piece of content) {
-      let offset = 0;
-      while (offset < piece.byteLength) {
-        const { bytesWritten } = await handle.write(piece, offset, piece.byteLength - offset);
-        offset += bytesWritten;
-      }
-    }
+    await writeAll(handle, content);
     await handle.sync();
   } finally {
     await handle.close();
@@ -109,14 +117,7 @@ class LocalWriteGroup implements TreeWriteGroup {
       const tmp = at(tmpDir, id);
       const handle = await open(tmp, 'wx', 0o644);
       try {
-        for await (const piece of content) {
-          let offset = 0;
-          while (offset < piece.byteLength) {
-            const { bytesWritten } = await handle.write(piece, offset, piece.byteLength - offset);
-            offset += bytesWritten;
-          }
-          this.bytes += piece.byteLength;
-        }
+        this.bytes += await writeAll(handle, content);
       } catch (error) {
         await handle.close();
         await unlink(tmp).catch(() => undefined);
