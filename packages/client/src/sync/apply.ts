@@ -9,10 +9,18 @@
 
 import { eachLimit } from '../each-limit.js';
 import { isSatchelError } from '../errors.js';
-import type { BatchFile, Satchel } from '../operations/satchel.js';
+import type { BatchFile } from '../operations/satchel.js';
 import type { FileInfo } from '../schemas/index.js';
-import type { SyncConflict, SyncSkipped } from '../schemas/sync.js';
+import type { SyncConflict } from '../schemas/sync.js';
 import { resumableUpload, skipBytes } from '../transfer/resumable-upload.js';
+import {
+  type ApplyContext,
+  type ApplyResult,
+  bytesOf,
+  emptyApplyResult,
+  type SyncProgress,
+  written,
+} from './apply-context.js';
 import {
   type BatchHost,
   type Download,
@@ -21,8 +29,11 @@ import {
   uploadInBatches,
 } from './batch-apply.js';
 import { conflictPath, type LocalFile, type RemoteFile, type SyncAction } from './plan.js';
-import type { FileState, SyncState } from './state.js';
-import { SymlinkInPathError, type SyncTree, type TreeEntry, type WrittenFile } from './tree.js';
+import type { FileState } from './state.js';
+import { SymlinkInPathError, type TreeEntry, type WrittenFile } from './tree.js';
+
+export type { ApplyContext, ApplyResult, SyncProgress };
+export { emptyApplyResult };
 
 /** Files up to this size are uploaded in batches (one transaction each). */
 const BATCH_FILE_MAX = 64 * 1024;
@@ -30,58 +41,6 @@ const BATCH_FILES = 200;
 const BATCH_BYTES = 2 * 1024 * 1024;
 /** Files from this size are first offered by hash: the workspace may hold the content already. */
 const BY_HASH_MIN = 256 * 1024;
-
-export interface SyncProgress {
-  readonly done: number;
-  readonly total: number;
-  /** Bytes of the files moved so far (counted when each file is done). */
-  readonly bytes: number;
-  /** Bytes the planned uploads and downloads move in all (known once the plan is). */
-  readonly totalBytes: number;
-  /**
-   * Of those (or of files still under way), bytes the server already had from an earlier run:
-   * resumed uploads continued from their offset, not sent again.
-   */
-  readonly resumed: number;
-}
-
-export interface ApplyContext {
-  readonly satchel: Satchel;
-  readonly workspace: string;
-  readonly tree: SyncTree;
-  readonly state: SyncState;
-  readonly label: string;
-  readonly session?: string;
-  readonly clock: () => number;
-  readonly concurrency: number;
-  /** Content hashes the workspace holds now: uploads of these go by hash. */
-  readonly remoteHashes: ReadonlySet<string>;
-  /** Every path either side has, so conflict names never collide. */
-  readonly taken: (path: string) => boolean;
-  readonly onProgress?: (progress: SyncProgress) => void;
-  /** Files at least this large go as resumable uploads (`resumableUpload`); unset: never. */
-  readonly resumableAbove?: number;
-  /**
-   * Move files through the batch transfer calls (`uploadFiles`, `downloadFiles`; batch-apply.ts)
-   * instead of JSON batches and one call per file. Off by default: on the embedded engine it is
-   * slower today (2,000 files: 5.2 s against 2.0 s, docs/benchmarks.md), as each file of a batch
-   * still commits on its own.
-   */
-  readonly batchTransfer?: boolean;
-}
-
-export interface ApplyResult {
-  uploaded: number;
-  deduplicated: number;
-  downloaded: number;
-  deletedRemote: number;
-  deletedLocal: number;
-  retry: number;
-  bytesUp: number;
-  bytesDown: number;
-  conflicts: SyncConflict[];
-  skipped: SyncSkipped[];
-}
 
 /** The tree name of a workspace path that has no file in the tree yet. */
 export function treeName(path: string): string {
@@ -107,39 +66,6 @@ async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const pieces: Buffer[] = [];
   for await (const piece of source) pieces.push(Buffer.from(piece));
   return Buffer.concat(pieces);
-}
-
-/** The state of content `file` as the tree holds it now (`at`: its mtime and inode). */
-function written(
-  file: { seq: number; hash: string; size: number },
-  at: { mtimeMs: number; ino?: number | undefined },
-): FileState {
-  const state = { seq: file.seq, hash: file.hash, size: file.size, mtimeMs: at.mtimeMs };
-  return at.ino === undefined ? state : { ...state, ino: at.ino };
-}
-
-/** The bytes an action moves: what it uploads or downloads (a conflict does both). */
-function bytesOf(action: SyncAction): number {
-  if (action.kind === 'upload') return action.local.size;
-  if (action.kind === 'download') return action.remote.size;
-  if (action.kind === 'conflict') return action.local.size + action.remote.size;
-  return 0;
-}
-
-/** A result with nothing done yet. */
-export function emptyApplyResult(): ApplyResult {
-  return {
-    uploaded: 0,
-    deduplicated: 0,
-    downloaded: 0,
-    deletedRemote: 0,
-    deletedLocal: 0,
-    retry: 0,
-    bytesUp: 0,
-    bytesDown: 0,
-    conflicts: [],
-    skipped: [],
-  };
 }
 
 /** Applies plans against one workspace and tree. */

@@ -9,7 +9,7 @@ import { SatchelError } from '../errors.js';
 import type { Satchel, UploadEntry } from '../operations/satchel.js';
 import { isMissingRoute } from '../remote/batch-calls.js';
 import { HAVE_MAX_HASHES } from '../schemas/index.js';
-import type { ApplyContext, ApplyResult } from './apply.js';
+import type { ApplyContext, ApplyResult } from './apply-context.js';
 import type { LocalFile, RemoteFile, SyncAction } from './plan.js';
 import type { FileState } from './state.js';
 import { SymlinkInPathError, type TreeWriteGroup, type WrittenFile } from './tree.js';

@@ -20,54 +20,32 @@
  * Shells run `bash -c` with stdout and stderr merged, LF written as CRLF (a PTY), stdin open
  * and never written (a prompt waits forever, as in a PTY nobody types into).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { decode, encode } from '@msgpack/msgpack';
-import ignore from 'ignore';
 import { type WebSocket, WebSocketServer } from 'ws';
+import {
+  type Fault,
+  kill,
+  restoreFromGit,
+  setupProgress,
+  spawnPtyShell,
+  vmFs,
+  type WireOptions,
+  watchBatches,
+  wireError,
+} from './codesandbox-wire-vm.js';
+
+export type { Fault, WireOptions };
 
 const WORKSPACE = '/project/workspace';
-const RAWFS_ERROR = 102;
-const ERRNO: Readonly<Record<string, number>> = {
-  ENOENT: 2,
-  EEXIST: 17,
-  ENOTDIR: 20,
-  EISDIR: 21,
-  ENOTEMPTY: 39,
-};
 
 type Status = 'running' | 'hibernated' | 'shutdown' | 'archived' | 'forked';
 type Params = Record<string, unknown>;
-
-/** What to do to the next matching call (`inject`). */
-export type Fault =
-  /** Never answer (the caller's timeout decides). */
-  | { kind: 'hang' }
-  /** Close the connection instead of answering. */
-  | { kind: 'disconnect' }
-  /** Answer with an error without errno ("null: <message>" in the SDK). */
-  | { kind: 'error'; message: string }
-  /** REST only: answer with this status. */
-  | { kind: 'status'; status: 401 | 403 | 429 | 503 };
-
-export interface WireOptions {
-  /** The API key the REST calls must carry. */
-  readonly apiKey?: string;
-  /** Delay before every answer, ms. */
-  readonly latencyMs?: number;
-  /** Whether fs/rename replaces an existing target (unknown on the real VM). Default true. */
-  readonly renameClobbers?: boolean;
-  /** Whether fs/mkdir of an existing folder fails with EEXIST. Default true. */
-  readonly mkdirExistingFails?: boolean;
-  /** Emit ANSI colour codes around shell output, as a PTY with a colour prompt might. */
-  readonly ansi?: boolean;
-  /** Setup steps after CLEAN and FORK boots take this long, ms. Default 0. */
-  readonly setupMs?: number;
-}
 
 interface Vm {
   status: Status;
@@ -246,14 +224,14 @@ export class CodeSandboxWire {
           : before === 'forked'
             ? 'FORK'
             : 'CLEAN';
-    if (before === 'archived') await this.restoreFromGit(id);
+    if (before === 'archived') await restoreFromGit(this.treePath(id));
     vm.status = 'running';
     if (bootupType === 'CLEAN' || bootupType === 'FORK') {
       vm.setupDone = (this.options.setupMs ?? 0) === 0;
       if (!vm.setupDone) {
         setTimeout(() => {
           vm.setupDone = true;
-          this.notifyAll(vm, 'setup/progress', this.setupProgress(vm));
+          this.notifyAll(vm, 'setup/progress', setupProgress(vm.setupDone));
         }, this.options.setupMs).unref();
       }
     }
@@ -269,25 +247,6 @@ export class CodeSandboxWire {
       pitcher_version: '0.0.0',
       latest_pitcher_version: '0.0.0',
     };
-  }
-
-  /** What a restore from the archive leaves: gitignored files gone, every mtime new. */
-  private async restoreFromGit(id: string): Promise<void> {
-    const tree = this.treePath(id);
-    const gitignore = await nodeFs.readFile(join(tree, '.gitignore'), 'utf8').catch(() => '');
-    const rules = ignore().add(gitignore);
-    const later = new Date(Date.now() + 60_000);
-    const walk = async (rel: string): Promise<void> => {
-      for (const e of await nodeFs.readdir(join(tree, rel), { withFileTypes: true })) {
-        const path = rel === '' ? e.name : `${rel}/${e.name}`;
-        const dir = e.isDirectory();
-        if (rules.ignores(dir ? `${path}/` : path)) {
-          await nodeFs.rm(join(tree, path), { recursive: true, force: true });
-        } else if (dir) await walk(path);
-        else await nodeFs.utimes(join(tree, path), later, later);
-      }
-    };
-    await walk('');
   }
 
   // ---- pitcher ----
@@ -319,20 +278,6 @@ export class CodeSandboxWire {
     for (const ws of vm.sockets) this.send(ws, { method, params });
   }
 
-  private setupProgress(vm: Vm) {
-    const step = {
-      name: 'install',
-      command: 'true',
-      shellId: null,
-      finishStatus: vm.setupDone ? 'SUCCEEDED' : null,
-    };
-    return {
-      state: vm.setupDone ? 'FINISHED' : 'IN_PROGRESS',
-      steps: [step],
-      currentStepIndex: 0,
-    };
-  }
-
   private async answer(
     ws: WebSocket,
     id: string,
@@ -356,16 +301,7 @@ export class CodeSandboxWire {
       const result = await this.handle(ws, id, vm, message.method, message.params ?? {});
       this.send(ws, { id: message.id, result });
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? '';
-      const errno = ERRNO[code] ?? null;
-      this.send(ws, {
-        id: message.id,
-        error: {
-          code: errno === null ? 1 : RAWFS_ERROR,
-          message: (error as Error).message,
-          data: { errno },
-        },
-      });
+      this.send(ws, { id: message.id, error: wireError(error) });
     }
   }
 
@@ -374,12 +310,12 @@ export class CodeSandboxWire {
   }
 
   private async handle(ws: WebSocket, id: string, vm: Vm, method: string, p: Params) {
-    const abs = (key = 'path') => this.abs(id, p[key]);
+    const _abs = (key = 'path') => this.abs(id, p[key]);
     switch (method) {
       case 'client/join':
         return { client: { clientId: 'c1', username: 'csb' }, reconnectToken: 'r1' };
       case 'setup/get':
-        return this.setupProgress(vm);
+        return setupProgress(vm.setupDone);
       case 'system/update':
         return {};
       case 'port/list':
@@ -387,54 +323,13 @@ export class CodeSandboxWire {
       case 'task/list':
         return { tasks: {}, setupTasks: [], validationErrors: [] };
       case 'fs/readFile':
-        return { content: new Uint8Array(await nodeFs.readFile(abs())) };
-      case 'fs/readdir': {
-        const entries = await nodeFs.readdir(abs(), { withFileTypes: true });
-        return {
-          entries: entries.map((e) => ({
-            name: e.name,
-            type: e.isDirectory() ? 1 : 0,
-            isSymlink: e.isSymbolicLink(),
-          })),
-        };
-      }
+      case 'fs/readdir':
       case 'fs/writeFile':
-        await nodeFs.writeFile(abs(), p.content as Uint8Array, {
-          flag: p.overwrite === false ? 'wx' : 'w',
-        });
-        return {};
-      case 'fs/stat': {
-        const st = await nodeFs.lstat(abs());
-        return {
-          type: st.isDirectory() ? 1 : 0,
-          isSymlink: st.isSymbolicLink(),
-          size: st.size,
-          mtime: st.mtimeMs,
-          ctime: st.ctimeMs,
-          atime: st.atimeMs,
-        };
-      }
-      case 'fs/rename': {
-        // The SDK never sends `overwrite`: the VM's own default decides.
-        const clobbers = this.options.renameClobbers ?? true;
-        if (!clobbers && (await nodeFs.lstat(abs('to')).catch(() => null))) {
-          throw Object.assign(new Error('file already exists'), { code: 'EEXIST' });
-        }
-        await nodeFs.rename(abs('from'), abs('to'));
-        return {};
-      }
-      case 'fs/remove': {
-        const target = abs();
-        if (!p.recursive && (await nodeFs.lstat(target)).isDirectory()) await nodeFs.rmdir(target);
-        else await nodeFs.rm(target, { recursive: Boolean(p.recursive) });
-        return {};
-      }
-      case 'fs/mkdir': {
-        const existing = await nodeFs.lstat(abs()).catch(() => null);
-        if (existing?.isDirectory() && this.options.mkdirExistingFails === false) return {};
-        await nodeFs.mkdir(abs(), { recursive: Boolean(p.recursive) });
-        return {};
-      }
+      case 'fs/stat':
+      case 'fs/rename':
+      case 'fs/remove':
+      case 'fs/mkdir':
+        return vmFs(method, p, (key = 'path') => this.abs(id, p[key]), this.options);
       case 'fs/watch':
         return { watchId: this.watch(ws, id, String(p.path)) };
       case 'fs/unwatch':
@@ -457,26 +352,10 @@ export class CodeSandboxWire {
   /** Batches of events every 20 ms, paths absolute in the VM. */
   private watch(ws: WebSocket, id: string, path: string): string {
     const watchId = `w${this.nextWatch++}`;
-    const root = this.abs(id, path);
-    let pending: Array<{ paths: string[]; type: 'add' | 'change' | 'remove' }> = [];
-    const stop = new AbortController();
-    const watcher = nodeFs.watch(root, { recursive: true, signal: stop.signal });
-    void (async () => {
-      try {
-        for await (const event of watcher) {
-          if (event.filename === null) continue;
-          pending.push({ paths: [`${path}/${event.filename}`], type: 'change' });
-          setTimeout(() => {
-            if (pending.length === 0) return;
-            this.send(ws, { method: 'fs/watchEvent', params: { watchId, events: pending } });
-            pending = [];
-          }, 20);
-        }
-      } catch {
-        // closed
-      }
-    })();
-    ws.on('close', () => stop.abort());
+    const stop = watchBatches(this.abs(id, path), path, (events) =>
+      this.send(ws, { method: 'fs/watchEvent', params: { watchId, events } }),
+    );
+    ws.on('close', stop);
     return watchId;
   }
 
@@ -489,39 +368,15 @@ export class CodeSandboxWire {
 
   private spawnShell(id: string, vm: Vm, shellId: string, command: string, cwd: string): void {
     if (vm.status !== 'running') return;
-    // The SDK prefixes `cd <cwd> && `: a VM path, mapped to where it lies here.
-    const line = command.replace(
-      /^cd (\/\S*) && /,
-      (_, dir: string) => `cd '${this.abs(id, dir)}' && `,
+    const child = spawnPtyShell(this.vmRoot(id), command, cwd, this.options.ansi === true, (out) =>
+      this.notifyAll(vm, 'shell/out', { shellId, out }),
     );
-    // The SDK sources $HOME/.private/.env; HOME is the VM's root here.
-    const child = spawn('bash', ['-c', line], {
-      cwd: this.abs(id, cwd),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: this.vmRoot(id), TERM: 'xterm' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-    });
     vm.shells.set(shellId, child);
-    const pty = (chunk: Buffer) => {
-      let out = chunk.toString('utf8').replace(/\r?\n/g, '\r\n');
-      if (this.options.ansi) out = `\x1b[32m${out}\x1b[0m`;
-      this.notifyAll(vm, 'shell/out', { shellId, out });
-    };
-    child.stdout?.on('data', pty);
-    child.stderr?.on('data', pty);
     child.on('close', (code, signal) => {
       if (vm.shells.get(shellId) !== child) return; // killed by hibernation: no exit is sent
       vm.shells.delete(shellId);
       if (signal !== null) this.notifyAll(vm, 'shell/terminate', { shellId });
       else this.notifyAll(vm, 'shell/exit', { shellId, exitCode: code ?? 1 });
     });
-  }
-}
-
-function kill(child: ChildProcess): void {
-  try {
-    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    child.kill('SIGKILL');
   }
 }

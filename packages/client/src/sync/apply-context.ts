@@ -1,0 +1,94 @@
+/**
+ * What applying a sync plan works with and reports (apply.ts, batch-apply.ts): its context, its
+ * progress and result, and how an applied action is recorded in the state.
+ */
+import type { Satchel } from '../operations/satchel.js';
+import type { SyncConflict, SyncSkipped } from '../schemas/sync.js';
+import type { SyncAction } from './plan.js';
+import type { FileState, SyncState } from './state.js';
+import type { SyncTree } from './tree.js';
+
+export interface SyncProgress {
+  readonly done: number;
+  readonly total: number;
+  /** Bytes of the files moved so far (counted when each file is done). */
+  readonly bytes: number;
+  /** Bytes the planned uploads and downloads move in all (known once the plan is). */
+  readonly totalBytes: number;
+  /**
+   * Of those (or of files still under way), bytes the server already had from an earlier run:
+   * resumed uploads continued from their offset, not sent again.
+   */
+  readonly resumed: number;
+}
+
+export interface ApplyContext {
+  readonly satchel: Satchel;
+  readonly workspace: string;
+  readonly tree: SyncTree;
+  readonly state: SyncState;
+  readonly label: string;
+  readonly session?: string;
+  readonly clock: () => number;
+  readonly concurrency: number;
+  /** Content hashes the workspace holds now: uploads of these go by hash. */
+  readonly remoteHashes: ReadonlySet<string>;
+  /** Every path either side has, so conflict names never collide. */
+  readonly taken: (path: string) => boolean;
+  readonly onProgress?: (progress: SyncProgress) => void;
+  /** Files at least this large go as resumable uploads (`resumableUpload`); unset: never. */
+  readonly resumableAbove?: number;
+  /**
+   * Move files through the batch transfer calls (`uploadFiles`, `downloadFiles`; batch-apply.ts)
+   * instead of JSON batches and one call per file. Off by default: on the embedded engine it is
+   * slower today (2,000 files: 5.2 s against 2.0 s, docs/benchmarks.md), as each file of a batch
+   * still commits on its own.
+   */
+  readonly batchTransfer?: boolean;
+}
+
+export interface ApplyResult {
+  uploaded: number;
+  deduplicated: number;
+  downloaded: number;
+  deletedRemote: number;
+  deletedLocal: number;
+  retry: number;
+  bytesUp: number;
+  bytesDown: number;
+  conflicts: SyncConflict[];
+  skipped: SyncSkipped[];
+}
+
+/** A result with nothing done yet. */
+export function emptyApplyResult(): ApplyResult {
+  return {
+    uploaded: 0,
+    deduplicated: 0,
+    downloaded: 0,
+    deletedRemote: 0,
+    deletedLocal: 0,
+    retry: 0,
+    bytesUp: 0,
+    bytesDown: 0,
+    conflicts: [],
+    skipped: [],
+  };
+}
+
+/** The state of content `file` as the tree holds it now (`at`: its mtime and inode). */
+export function written(
+  file: { seq: number; hash: string; size: number },
+  at: { mtimeMs: number; ino?: number | undefined },
+): FileState {
+  const state = { seq: file.seq, hash: file.hash, size: file.size, mtimeMs: at.mtimeMs };
+  return at.ino === undefined ? state : { ...state, ino: at.ino };
+}
+
+/** The bytes an action moves: what it uploads or downloads (a conflict does both). */
+export function bytesOf(action: SyncAction): number {
+  if (action.kind === 'upload') return action.local.size;
+  if (action.kind === 'download') return action.remote.size;
+  if (action.kind === 'conflict') return action.local.size + action.remote.size;
+  return 0;
+}
