@@ -76,7 +76,7 @@ const PAGE = 1000;
  * The audit chain head (read in `appendInTx`): appends are serialised on the head — the head an
  * append reads is the newest committed entry and no other append commits between that read and
  * this commit — so idx has no gaps and every prev_hash names its predecessor, across every node.
- * Every write transaction begins with `SqlDialectInfo.beginWrite` (SQLite's one writer; on
+ * Every write transaction is a `SqlDialectInfo.writeTransaction` (SQLite's one writer; on
  * PostgreSQL an advisory lock taken first, so writers also never deadlock over the head). The
  * checkpoint file is per node: it only ever moves forward and lags the log by a few entries.
  */

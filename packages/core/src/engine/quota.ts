@@ -9,7 +9,7 @@
  * mutation, against counters the database keeps in that transaction (store/metadata/
  * usage-queries.ts). Writers of a workspace are serialised there — SQLite has one writer and a
  * group commit runs its operations one after another; PostgreSQL writers take the schema's write
- * lock first (`beginWrite`) — so a burst of concurrent writes at the limit admits exactly what
+ * lock first (`writeTransaction`) — so a burst of concurrent writes at the limit admits exactly what
  * fits. `precheckQuota` is the early one: where the size is known before the content is stored
  * (an upload's declared size, Content-Length, content in memory) it refuses before any byte is.
  */

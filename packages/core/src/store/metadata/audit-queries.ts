@@ -45,6 +45,8 @@ function toEntry(row: Selectable<AuditTable>): AuditRecord {
 
 /** Largest multi-row INSERT; 13 columns × 256 rows stays far below every dialect's bind limit. */
 const MAX_CHUNK = 256;
+/** Batches up to this size are inserted by one statement of exactly their size. */
+const EXACT_CHUNK = 32;
 
 const HEAD = prepared((db: Kysely<Database>) =>
   db.selectFrom('audit').select(['idx', 'hash']).orderBy('idx', 'desc').limit(1),
@@ -90,13 +92,15 @@ export class AuditQueries {
   }
 
   /**
-   * Inserts `entries` in order. Chunks are powers of two, so at most nine distinct statement
-   * texts exist and the SQLite statement cache keeps them prepared whatever the batch sizes are.
+   * Inserts `entries` in order: up to EXACT_CHUNK at once in one statement (a typical batch of
+   * reads, one round trip on PostgreSQL), more in chunks that are powers of two — so at most
+   * ~40 distinct statement texts exist, and the SQLite statement cache keeps them prepared.
    */
   async insert(entries: readonly AuditRecord[]): Promise<void> {
     for (let start = 0; start < entries.length; ) {
       let size = MAX_CHUNK;
       while (size > entries.length - start) size /= 2;
+      if (entries.length - start <= EXACT_CHUNK) size = entries.length - start;
       const rows = entries.slice(start, start + size).map(({ prevHash, workspaceId, ...rest }) => ({
         ...rest,
         workspace_id: workspaceId,

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './tables.js';
 
 /** A passage the full-text index matched, with its rank and a highlighted snippet. */
@@ -73,13 +73,21 @@ export interface SqlDialectInfo {
    */
   readonly rowLocks: boolean;
   /**
-   * First statement of every write transaction: waits until no other write transaction of the
-   * database runs, and holds that until commit or rollback. Writers then take every other lock
-   * in one order, and the audit chain (one sequence for the whole database) has one head.
-   * SQLite: nothing to do (it has one writer at a time); PostgreSQL: a transaction-scoped
-   * advisory lock of the schema.
+   * Runs `fn` in a write transaction: one that begins by waiting until no other write
+   * transaction of the database runs, and holds that until commit or rollback. Writers then take
+   * every other lock in one order, and the audit chain (one sequence for the whole database) has
+   * one head. SQLite: a transaction (it has one writer at a time); PostgreSQL: a
+   * transaction-scoped advisory lock of the schema, taken in the same round trip as BEGIN.
    */
-  beginWrite(db: Kysely<Database>): Promise<void>;
+  writeTransaction<T>(
+    db: Kysely<Database>,
+    fn: (trx: Transaction<Database>) => Promise<T>,
+  ): Promise<T>;
+  /**
+   * Runs `statements` (no parameters) in order on `db`: one round trip on PostgreSQL, where
+   * every statement costs one; one after another on SQLite, which runs one statement per call.
+   */
+  script(db: Kysely<Database>, statements: readonly string[]): Promise<void>;
   /**
    * Whether `error` means the database cannot be reached now (refused or lost connection, the
    * server shutting down or starting): the call failed as a whole and may be retried.

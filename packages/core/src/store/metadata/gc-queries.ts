@@ -1,7 +1,7 @@
 /**
  * SQL for garbage collection of content (portable Kysely; the protocol is engine/gc.ts and
  * docs/storage.md "Garbage collection"). Every deciding method runs inside a write transaction,
- * where writers are serialised (SQLite: one writer; PostgreSQL: `beginWrite`'s advisory lock),
+ * where writers are serialised (SQLite: one writer; PostgreSQL: `writeTransaction`'s advisory lock),
  * so its checks and its change see the same committed state as the writers' own checks.
  */
 import type { Kysely } from 'kysely';

@@ -15,7 +15,7 @@
  * tests that must tamper with rows use `rawDatabase` from testing.ts.
  */
 import type { Role } from '@satchel/client/schemas/access.js';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
 import { blobRow, entryRow, newWorkspaceRow, versionRow } from './file-tree-rows.js';
 import { startLockEpoch } from './lock-queries.js';
@@ -263,10 +263,7 @@ export class MetadataStore extends MetadataQueries {
 
   /** Runs `fn` in one transaction: all of its writes commit, durably, or none do. */
   transaction<T>(fn: (tx: MetadataTx) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(async (trx) => {
-      await this.dialect.beginWrite(trx);
-      return fn(new MetadataTx(trx, this.dialect));
-    });
+    return this.dialect.writeTransaction(this.db, (trx) => fn(new MetadataTx(trx, this.dialect)));
   }
 
   /**
@@ -286,31 +283,31 @@ export class MetadataStore extends MetadataQueries {
     if (ops.length === 1 && only) {
       // Alone in its transaction, an operation needs no savepoint: its failure rolls back all.
       try {
-        const value = await this.db.transaction().execute(async (trx) => {
-          await this.dialect.beginWrite(trx);
-          return only(new MetadataTx(trx, this.dialect));
-        });
+        const value = await this.dialect.writeTransaction(this.db, (trx) =>
+          only(new MetadataTx(trx, this.dialect)),
+        );
         return [{ ok: true, value }];
       } catch (error) {
         return [{ ok: false, error }];
       }
     }
-    return this.db.transaction().execute(async (trx: Transaction<Database>) => {
-      await this.dialect.beginWrite(trx);
+    return this.dialect.writeTransaction(this.db, async (trx) => {
       const tx = new MetadataTx(trx, this.dialect);
       const results: Settled<T>[] = [];
+      // What ends the previous operation's savepoint, sent with the next one's start.
+      let end: string[] = [];
       for (const op of ops) {
-        await sql`savepoint op`.execute(trx);
+        await this.dialect.script(trx, [...end, 'savepoint op']);
         try {
-          const value = await op(tx);
-          await sql`release savepoint op`.execute(trx);
-          results.push({ ok: true, value });
+          results.push({ ok: true, value: await op(tx) });
+          end = ['release savepoint op'];
         } catch (error) {
-          await sql`rollback to savepoint op`.execute(trx);
-          await sql`release savepoint op`.execute(trx);
           results.push({ ok: false, error });
+          end = ['rollback to savepoint op', 'release savepoint op'];
         }
       }
+      // The commit releases a savepoint that is kept; a failed last operation's is undone first.
+      if (end.length > 1) await this.dialect.script(trx, end);
       return results;
     });
   }

@@ -31,6 +31,16 @@ import type { Database } from './tables.js';
  */
 const RELAXED = new AsyncLocalStorage<{ active: boolean }>();
 
+/**
+ * Set by `writeTransaction` until its transaction has begun: the driver then sends BEGIN and the
+ * advisory lock in one round trip (a simple query of several statements), and switches it off.
+ */
+const WRITE = new AsyncLocalStorage<{ pending: boolean }>();
+
+/** The schema's write lock: one 64-bit key per schema (nodes of another schema write on). */
+const WRITE_LOCK =
+  "select pg_advisory_xact_lock(hashtextextended('satchel.write.' || current_schema(), 0))";
+
 /** The trigger function behind `appendOnly`, shared by every append-only table of a schema. */
 const REFUSE_CHANGE = 'satchel_refuse_change';
 
@@ -59,11 +69,10 @@ export const POSTGRES_DIALECT: SqlDialectInfo = {
       `for each statement execute function ${REFUSE_CHANGE}()`,
   ],
   rowLocks: true,
-  beginWrite: async (db) => {
-    // One 64-bit key per schema (nodes of another schema write on); held until the transaction ends.
-    await sql`select pg_advisory_xact_lock(hashtextextended('satchel.write.' || current_schema(), 0))`.execute(
-      db,
-    );
+  writeTransaction: (db, fn) => WRITE.run({ pending: true }, () => db.transaction().execute(fn)),
+  script: async (db, statements) => {
+    // No parameters: pg sends a simple query, which may hold several statements.
+    if (statements.length > 0) await sql.raw(statements.join('; ')).execute(db);
   },
   unavailable: pgUnavailable,
   autoIncrement: 'identity',
@@ -90,17 +99,35 @@ export const POSTGRES_DIALECT: SqlDialectInfo = {
   fullText: POSTGRES_FULL_TEXT,
 };
 
-/** Adds the relaxed-commit setting to transactions begun inside `POSTGRES_DIALECT.relaxed`. */
+/**
+ * Begins transactions with what they need in one round trip: the relaxed-commit setting inside
+ * `POSTGRES_DIALECT.relaxed`, the write lock inside `writeTransaction`.
+ */
 class SatchelPostgresDriver extends PostgresDriver {
   override async beginTransaction(
     connection: DatabaseConnection,
     settings: TransactionSettings,
   ): Promise<void> {
-    await super.beginTransaction(connection, settings);
+    const statements: string[] = [];
     if (RELAXED.getStore()?.active) {
       // LOCAL: ends with this transaction, so the pooled connection never keeps it.
-      await connection.executeQuery(CompiledQuery.raw('set local synchronous_commit = off'));
+      statements.push('set local synchronous_commit = off');
     }
+    const write = WRITE.getStore();
+    if (write?.pending) {
+      // Consumed here: a transaction begun later in the same async context is not a write's.
+      write.pending = false;
+      statements.push(WRITE_LOCK);
+    }
+    if (settings.isolationLevel || settings.accessMode || statements.length === 0) {
+      await super.beginTransaction(connection, settings);
+      for (const statement of statements) {
+        await connection.executeQuery(CompiledQuery.raw(statement));
+      }
+      return;
+    }
+    // No parameters: a simple query, which may hold several statements.
+    await connection.executeQuery(CompiledQuery.raw(['begin', ...statements].join('; ')));
   }
 }
 

@@ -25,8 +25,11 @@ export const SQLITE_DIALECT: SqlDialectInfo = {
   rowLocks: false,
   // An embedded file is never "unreachable": its errors are faults.
   unavailable: () => false,
-  // A write transaction holds SQLite's one write lock until it ends.
-  beginWrite: async () => undefined,
+  // A write transaction holds SQLite's one write lock until it ends (BEGIN IMMEDIATE).
+  writeTransaction: (db, fn) => db.transaction().execute(fn),
+  script: async (db, statements) => {
+    for (const statement of statements) await sql.raw(statement).execute(db);
+  },
   autoIncrement: 'autoincrement',
   currentSchema: async () => null,
   relaxed: (db, fn) =>
