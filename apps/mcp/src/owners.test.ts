@@ -72,8 +72,9 @@ describe('owner tools', () => {
 
     const tools = (await owner.listTools()).tools;
     const annotations = (name: string) => tools.find((t) => t.name === name)?.annotations;
-    expect(annotations('delete_workspace')).toMatchObject({ destructiveHint: true });
-    expect(annotations('remove_member')).toMatchObject({ destructiveHint: true });
+    // Destructive is the MCP default: listed by leaving the hint out.
+    expect(annotations('delete_workspace')).not.toHaveProperty('destructiveHint');
+    expect(annotations('remove_member')).not.toHaveProperty('destructiveHint');
     expect(annotations('list_audit')).toMatchObject({ readOnlyHint: true });
     expect((await call(owner, 'delete_workspace', {})).isError).toBe(true);
     await ok(owner, 'delete_workspace', { workspace: 'ws' });

@@ -36,7 +36,10 @@ export const DEFAULT_LIMITS: McpLimits = {
   maxEntries: 1000,
 };
 
-/** All four hints, always set: no tool leaves a client guessing. */
+/**
+ * All four hints, always decided: no tool leaves a client guessing (the listing leaves out the
+ * ones equal to the specification's defaults, listing.ts `listedAnnotations`).
+ */
 export interface Annotations extends ToolAnnotations {
   readonly readOnlyHint: boolean;
   readonly destructiveHint: boolean;
