@@ -266,8 +266,11 @@ export function registerServeCommand(program: Command, ctx: Context): void {
         ...(flags.allowedHosts ?? ctx.env.allowedHosts ?? []),
       ];
       const mcp = createMcpHttpHandler({ allowedHosts });
+      const { webApp } = await import('@satchel/web');
+      const web = webApp(engine, { trustProxy: ctx.env.trustProxy });
       const apiOptions = {
         mcp,
+        web: (request: Request) => web.fetch(request),
         logger: api.createLogger(level, run.io.stdout),
         ...(rateLimit === undefined ? {} : { rateLimit }),
         ...(bodyIdle === undefined ? {} : { bodyIdleTimeoutSeconds: bodyIdle }),
