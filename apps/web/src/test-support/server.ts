@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningServer, serve } from '@satchel/api';
 import { openSatchel, type Satchel, type SatchelEngine } from '@satchel/core';
+import { createMcpHttpHandler } from '@satchel/mcp';
 import { type WebOptions, webApp } from '../web-app.js';
 
 export interface WebFixture {
@@ -26,9 +27,11 @@ export async function startWeb(options: WebOptions = {}): Promise<WebFixture> {
   const dir = await mkdtemp(join(tmpdir(), 'satchel-web-'));
   const engine = await openSatchel({ data: join(dir, 'data') });
   const web = webApp(engine, { logFault: () => undefined, ...options });
+  // `/mcp` too, as `satchel serve` mounts it: agents write over MCP, people read on the web.
+  const mcp = createMcpHttpHandler();
   const server = await serve(engine, {
     port: 0,
-    api: { web: (request) => web.fetch(request), rateLimit: false },
+    api: { web: (request) => web.fetch(request), mcp, rateLimit: false },
   });
   await engine.createPrincipal({ name: 'alice', kind: 'user' });
   await engine.createPrincipal({ name: 'bob', kind: 'user' });
@@ -46,6 +49,7 @@ export async function startWeb(options: WebOptions = {}): Promise<WebFixture> {
     loginUrl: async (principal = 'alice') =>
       `${server.url}${(await engine.createLoginLink({ principal })).url}`,
     close: async () => {
+      await mcp.close();
       await server.close();
       await engine.close();
       await rm(dir, { recursive: true, force: true });
