@@ -101,7 +101,7 @@ const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 'input'],
   allowedAttributes: {
-    a: ['href', 'title'],
+    a: ['href', 'title', 'rel'],
     img: ['src', 'alt', 'title'],
     code: ['class'],
     input: ['type', 'checked', 'disabled'],
