@@ -75,6 +75,18 @@ export interface ApiOptions {
     satchel: Satchel,
     reauthenticate: () => Promise<Satchel>,
   ) => Promise<Response>;
+  /**
+   * The web app for people (@satchel/web `webApp(engine).fetch`): every request no route of the
+   * API answers, outside `/v1` and `/mcp`, goes to it — so it is served at `/` with its own
+   * authentication (session cookies), while the API's paths keep their problem+json answers.
+   * Absent: those requests are 404.
+   */
+  readonly web?: (request: Request) => Response | Promise<Response>;
+}
+
+/** Paths only the API answers, even with a web app mounted: its 404s stay problem+json. */
+function isApiPath(path: string): boolean {
+  return /^\/(v1|mcp)(\/|$)/.test(path);
 }
 
 /** What every route factory gets: the options with their defaults applied. */
@@ -253,8 +265,10 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   }
 
   const allowed = allowedMethods(app);
+  const web = options.web;
   app.notFound((c) => {
     const allow = allowed(c.req.path);
+    if (web !== undefined && allow === null && !isApiPath(c.req.path)) return web(c.req.raw);
     const error =
       allow === null
         ? new HttpError('NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`, {

@@ -53,6 +53,11 @@ export interface CliEnv {
   /** Base URL of signed transfer URLs (SATCHEL_PUBLIC_URL): what people and agents reach. */
   readonly publicUrl: string | undefined;
   /**
+   * The web app believes `X-Forwarded-Proto` (SATCHEL_TRUST_PROXY=1): a reverse proxy in front
+   * terminates TLS, so session cookies are marked Secure (docs/web.md).
+   */
+  readonly trustProxy: boolean;
+  /**
    * Files at least this large go to a server as resumable uploads (`put`, `sync`), as given
    * (SATCHEL_UPLOAD_THRESHOLD: bytes, or with a unit, `8MiB`); the context validates it.
    */
@@ -120,6 +125,7 @@ export function readEnv(env: Readonly<Record<string, string | undefined>>): CliE
     allowedHosts: commaList(env.SATCHEL_ALLOWED_HOSTS),
     csbApiKey: nonEmpty(env.CSB_API_KEY),
     publicUrl: nonEmpty(env.SATCHEL_PUBLIC_URL),
+    trustProxy: env.SATCHEL_TRUST_PROXY === '1',
     uploadThreshold: nonEmpty(env.SATCHEL_UPLOAD_THRESHOLD),
   };
 }

@@ -9,6 +9,7 @@ import { registerHistoryCommands } from './commands/history.js';
 import { registerInvitationCommands } from './commands/invitations.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerLockCommands } from './commands/locks.js';
+import { registerLoginLinkCommand } from './commands/login-link.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerMemberCommands } from './commands/members.js';
 import { registerMigrateCommand } from './commands/migrate.js';
@@ -89,6 +90,7 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerMemberCommands(program, context);
   registerInvitationCommands(program, context);
   registerTransferCommands(program, context);
+  registerLoginLinkCommand(program, context);
   registerWebhookCommands(program, context);
   registerAuditCommands(program, context);
   registerGcCommand(program, context);

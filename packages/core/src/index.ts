@@ -58,6 +58,7 @@ export type {
   CreatedKey,
   CreatedWebhook,
   CreateKey,
+  CreateLoginLink,
   CreatePrincipal,
   CreateWebhook,
   DiffOptions,
@@ -78,6 +79,7 @@ export type {
   ListOptions,
   ListPage,
   Lock,
+  LoginLink,
   Member,
   Membership,
   MembershipChange,
@@ -117,6 +119,7 @@ export type {
   WebhookDelivery,
   WebhookDeliveryStatus,
   WebhookPayload,
+  WebSession,
   WhoAmI,
   Workspace,
   WorkspaceInfo,
@@ -205,6 +208,11 @@ export {
   openSatchel,
 } from './engine/open.js';
 export type { Readiness, SatchelEngine } from './engine/satchel-engine.js';
+export {
+  WEB_SESSION_SECONDS,
+  type WebSignIn,
+  type WebSignInStarted,
+} from './engine/web-sessions.js';
 export type { Actor, KeyScope } from './kernel/actor.js';
 export type { EngineLimits } from './kernel/context.js';
 export {

@@ -121,7 +121,8 @@ export function registerServeCommand(program: Command, ctx: Context): void {
   const serve = program
     .command('serve')
     .description(
-      'serve the REST API on the data directory until SIGINT or SIGTERM, which let requests in ' +
+      'serve the REST API, MCP at /mcp and the web app for people at / (sign in with ' +
+        '`satchel login-link`) on the data directory until SIGINT or SIGTERM, which let requests in ' +
         'flight finish before exiting; on the first start, print the admin key',
     )
     .summary('serve the REST API over HTTP')
@@ -266,8 +267,11 @@ export function registerServeCommand(program: Command, ctx: Context): void {
         ...(flags.allowedHosts ?? ctx.env.allowedHosts ?? []),
       ];
       const mcp = createMcpHttpHandler({ allowedHosts });
+      const { webApp } = await import('@satchel/web');
+      const web = webApp(engine, { trustProxy: ctx.env.trustProxy });
       const apiOptions = {
         mcp,
+        web: (request: Request) => web.fetch(request),
         logger: api.createLogger(level, run.io.stdout),
         ...(rateLimit === undefined ? {} : { rateLimit }),
         ...(bodyIdle === undefined ? {} : { bodyIdleTimeoutSeconds: bodyIdle }),

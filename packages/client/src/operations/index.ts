@@ -14,6 +14,7 @@ import * as search from './search.js';
 import * as snapshots from './snapshots.js';
 import * as transfers from './transfers.js';
 import * as undo from './undo.js';
+import * as web from './web.js';
 import * as webhooks from './webhooks.js';
 import * as workspaces from './workspaces.js';
 
@@ -34,6 +35,7 @@ export const OPERATIONS = {
   ...webhooks,
   ...audit,
   ...transfers,
+  ...web,
 } as const;
 
 export type Operations = typeof OPERATIONS;

@@ -252,6 +252,14 @@ export {
 } from './undo.js';
 export type { WorkspaceUsage } from './usage.js';
 export { WorkspaceUsageSchema } from './usage.js';
+export type { CreateLoginLink, LoginLink, WebSession } from './web.js';
+export {
+  CreateLoginLinkSchema,
+  DEFAULT_LOGIN_LINK_SECONDS,
+  LoginLinkSchema,
+  MAX_LOGIN_LINK_SECONDS,
+  WebSessionSchema,
+} from './web.js';
 export type {
   CreatedWebhook,
   CreateWebhook,

@@ -40,6 +40,13 @@ import { type GcSchedule, type GcScheduleOptions, scheduleGc } from './gc.js';
 import { PATH_OF, RUNS, WORKSPACE_OF } from './runs.js';
 import type { Readiness, SatchelEngine } from './satchel-engine.js';
 import { boundContent, redeem } from './transfer-urls.js';
+import {
+  authenticateWebSession,
+  signInWithLink,
+  signOutWebSession,
+  type WebSignIn,
+  type WebSignInStarted,
+} from './web-sessions.js';
 
 export type { EngineServices } from './calls.js';
 
@@ -146,6 +153,42 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
     return redeem(store, clock, token, kind).catch((error: unknown) => {
       throw unavailableOr(store, error);
     });
+  }
+
+  async signInWithLink(
+    token: string,
+    client: { userAgent?: string | null } = {},
+  ): Promise<WebSignInStarted> {
+    const { store, clock } = this.services;
+    let started: WebSignInStarted;
+    try {
+      started = await signInWithLink(store, clock(), token, client.userAgent ?? null);
+    } catch (error) {
+      const failed = unavailableOr(store, error);
+      if (failed instanceof SatchelError && failed.code === 'UNAUTHENTICATED') {
+        this.auditRefusal({ source: 'web', code: failed.code, action: 'signInWithLink' });
+      }
+      throw failed;
+    }
+    const call = describeCall('signInWithLink', null, null);
+    await runAudited(this.services, started.actor, call, NO_CHECK, async () => undefined);
+    return started;
+  }
+
+  authenticateWebSession(cookie: string): Promise<WebSignIn> {
+    const { store, clock } = this.services;
+    return authenticateWebSession(store, clock(), cookie).catch((error: unknown) => {
+      throw unavailableOr(store, error);
+    });
+  }
+
+  async signOutWebSession(cookie: string): Promise<void> {
+    const { actor } = await this.authenticateWebSession(cookie);
+    const { store, clock } = this.services;
+    const call = describeCall('signOutWebSession', null, null);
+    await runAudited(this.services, actor, call, NO_CHECK, () =>
+      signOutWebSession(store, clock(), cookie),
+    );
   }
 
   async *exportAudit(): AsyncIterable<string> {

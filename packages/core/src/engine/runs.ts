@@ -53,6 +53,7 @@ import {
   listUploads,
   uploadPath,
 } from './uploads.js';
+import { createLoginLink, listWebSessions, revokeWebSession } from './web-sessions.js';
 import { updateWorkspace } from './workspace-settings.js';
 import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces } from './workspaces.js';
 import { appendFile, mkdir, writeFile, writeFiles } from './write.js';
@@ -169,6 +170,9 @@ export const RUNS: Runs = {
   listTransfers: (ctx, [ws]) => listTransfers(ctx, ws),
   cancelTransfer: (ctx, [ws, id]) => cancelTransfer(ctx, ws, id),
   acceptTransfer: (ctx, [code]) => acceptTransfer(ctx, code),
+  createLoginLink: (ctx, [options], s) => createLoginLink(ctx, s.transfers.publicUrl, options),
+  listWebSessions: (ctx) => listWebSessions(ctx),
+  revokeWebSession: (ctx, [id]) => revokeWebSession(ctx, id),
 
   createWebhook: (ctx, [ws, input], s) => webhookOps.createWebhook(ctx, s.webhooks, ws, input),
   listWebhooks: (ctx, [ws]) => webhookOps.listWebhooks(ctx, ws),

@@ -7,6 +7,7 @@ import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
 import type { WebhookDispatcher, WebhookDispatchOptions } from '../webhooks/dispatcher.js';
 import type { GcSchedule, GcScheduleOptions } from './gc.js';
+import type { WebSignIn, WebSignInStarted } from './web-sessions.js';
 
 export interface Readiness {
   readonly ready: boolean;
@@ -61,4 +62,17 @@ export interface SatchelEngine extends Satchel {
   uploadBySignedUrl(token: string, content: Content): Promise<FileInfo>;
   /** Reads the file a signed download URL's token names, as the signer (same refusals). */
   downloadBySignedUrl(token: string): Promise<FileStream>;
+  /**
+   * Uses up a login link (`createLoginLink`) and starts a browser session for its user,
+   * audited as that user; the result's `cookie` is the session's secret, returned only here.
+   * UNAUTHENTICATED (`reason: link`) for a link that is unknown, used or expired.
+   */
+  signInWithLink(token: string, client?: { userAgent?: string | null }): Promise<WebSignInStarted>;
+  /**
+   * The user and session a session cookie stands for, checked on every call (revocation takes
+   * effect at once). UNAUTHENTICATED (`reason: session`) when it is not a live session.
+   */
+  authenticateWebSession(cookie: string): Promise<WebSignIn>;
+  /** Ends the session a cookie stands for (sign-out), audited; UNAUTHENTICATED if not live. */
+  signOutWebSession(cookie: string): Promise<void>;
 }

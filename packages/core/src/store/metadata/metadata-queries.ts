@@ -32,6 +32,7 @@ import type { Database } from './tables.js';
 import { TransferQueries } from './transfer-queries.js';
 import { UploadQueries } from './upload-queries.js';
 import { UsageQueries } from './usage-queries.js';
+import { WebSessionQueries } from './web-session-queries.js';
 import { WebhookQueries } from './webhook-queries.js';
 import { oneOrTwoEntries } from './write-queries.js';
 
@@ -63,6 +64,8 @@ export class MetadataQueries {
   readonly past: PastQueries;
   /** What each workspace stores: counters kept by triggers (usage-queries.ts). */
   readonly usage: UsageQueries;
+  /** Sign-in links and browser sessions of the web app (web-session-queries.ts). */
+  readonly webSessions: WebSessionQueries;
 
   constructor(
     protected readonly db: Kysely<Database>,
@@ -81,6 +84,7 @@ export class MetadataQueries {
     this.uploads = new UploadQueries(db);
     this.past = new PastQueries(db);
     this.usage = new UsageQueries(db);
+    this.webSessions = new WebSessionQueries(db);
   }
 
   /**

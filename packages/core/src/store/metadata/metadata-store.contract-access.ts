@@ -102,4 +102,63 @@ export function accessCases({ store, createWorkspace, now }: AccessCaseContext):
     });
     expect(await store().invitations.byId('i2')).toBeUndefined();
   });
+
+  it('takes a login link once, forgets expired links and sessions, and revokes a session once', async () => {
+    await store().transaction(async (tx) => {
+      await tx.access.insertPrincipal({
+        id: 'p-a',
+        name: 'a',
+        kind: 'user',
+        admin: false,
+        createdAt: now,
+      });
+      for (const [hash, expiresAt] of [
+        ['h-live', now + 1000],
+        ['h-old', now],
+      ] as const) {
+        await tx.webSessions.insertLink({
+          tokenHash: hash,
+          principalId: 'p-a',
+          createdBy: 'p-a',
+          createdAt: now,
+          expiresAt,
+        });
+      }
+    });
+    // Expired: used up without signing in.
+    expect(
+      await store().transaction((tx) => tx.webSessions.takeLink('h-old', now)),
+    ).toBeUndefined();
+    const taken = await Promise.all(
+      [1, 2].map(() => store().transaction((tx) => tx.webSessions.takeLink('h-live', now))),
+    );
+    expect(taken.filter((link) => link !== undefined).map((link) => link?.principalId)).toEqual([
+      'p-a',
+    ]);
+    const session = (id: string, expiresAt: number) => ({
+      id,
+      secretHash: `hash-${id}`,
+      principalId: 'p-a',
+      userAgent: null,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt,
+      revokedAt: null,
+    });
+    await store().transaction(async (tx) => {
+      await tx.webSessions.insertSession(session('s-1', now + 5000));
+      await tx.webSessions.insertSession(session('s-2', now + 10));
+      await tx.webSessions.revokeSession('s-1', now + 1);
+      await tx.webSessions.revokeSession('s-1', now + 2);
+      await tx.webSessions.touchSession('s-2', now + 3);
+    });
+    expect(await store().webSessions.sessionById('s-1')).toMatchObject({ revokedAt: now + 1 });
+    expect((await store().webSessions.liveSessions('p-a', now + 5)).map((s) => s.id)).toEqual([
+      's-2',
+    ]);
+    expect(await store().webSessions.sessionById('s-2')).toMatchObject({ lastSeenAt: now + 3 });
+    await store().transaction((tx) => tx.webSessions.deleteExpired(now + 10));
+    expect(await store().webSessions.sessionById('s-2')).toBeUndefined();
+    expect(await store().webSessions.sessionById('s-1')).toBeDefined();
+  });
 }

@@ -169,6 +169,39 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
         await recountUsage(db as Kysely<Database>);
       },
     },
+    '0013_web_sessions': {
+      async up(db: Kysely<unknown>) {
+        // Sign-in for people (engine/web-sessions.ts): secrets are kept only as SHA-256 hashes.
+        await db.schema
+          .createTable('web_login_links')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('principal_id', 'text', (c) =>
+            c.notNull().references('principals.id').onDelete('cascade'),
+          )
+          .addColumn('created_by', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('web_sessions')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('secret_hash', 'text', (c) => c.notNull())
+          .addColumn('principal_id', 'text', (c) =>
+            c.notNull().references('principals.id').onDelete('cascade'),
+          )
+          .addColumn('user_agent', 'text')
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
+          .addColumn('expires_at', 'bigint', (c) => c.notNull())
+          .addColumn('revoked_at', 'bigint')
+          .execute();
+        await db.schema
+          .createIndex('web_sessions_by_principal')
+          .on('web_sessions')
+          .columns(['principal_id', 'expires_at'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -319,3 +319,24 @@ export interface SnapshotRecord {
   readonly createdAt: number;
   readonly message: string | null;
 }
+
+/** A one-time sign-in link, known by the hash of its token (web-session-queries.ts). */
+export interface LoginLinkRecord {
+  readonly tokenHash: string;
+  readonly principalId: string;
+  readonly createdBy: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+/** A browser session of the web app (web-session-queries.ts). */
+export interface WebSessionRecord {
+  readonly id: string;
+  readonly secretHash: string;
+  readonly principalId: string;
+  readonly userAgent: string | null;
+  readonly createdAt: number;
+  readonly lastSeenAt: number;
+  readonly expiresAt: number;
+  readonly revokedAt: number | null;
+}

@@ -329,6 +329,27 @@ export interface UsedTransferTokensTable {
   expires_at: number;
 }
 
+/** One-time sign-in links for the web app, by the SHA-256 of their token; deleted when used. */
+export interface WebLoginLinksTable {
+  token_hash: string;
+  principal_id: string;
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Browser sessions of the web app; the cookie's secret is kept only as its SHA-256. */
+export interface WebSessionsTable {
+  id: string;
+  secret_hash: string;
+  principal_id: string;
+  user_agent: string | null;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
 export interface Database {
   meta: MetaTable;
   workspaces: WorkspacesTable;
@@ -355,4 +376,6 @@ export interface Database {
   gc_blobs: GcBlobsTable;
   leases: LeasesTable;
   snapshots: SnapshotsTable;
+  web_login_links: WebLoginLinksTable;
+  web_sessions: WebSessionsTable;
 }

@@ -1,0 +1,145 @@
+/** A file's page (metadata and preview) and its raw content route. */
+import type { FileInfo } from '@satchel/core';
+import { Hono } from 'hono';
+import { raw } from 'hono/html';
+import { bodyOf, rawHeaders, readHead } from '../content.js';
+import { baseName, href, size, when } from '../format.js';
+import { Breadcrumbs, Layout } from '../layout.js';
+import { PREVIEW_BYTES, previewKind, renderMarkdown, trimPartial } from '../preview.js';
+import { requireSignIn, seqParam, workspacePath } from '../requests.js';
+import type { WebEnv } from '../web-env.js';
+
+/** Text as numbered lines; each line has an anchor (`#L12`) that comments can point at later. */
+export function CodeView({ text, label }: { readonly text: string; readonly label: string }) {
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  return (
+    <section class="scroll" aria-label={label} tabindex={0}>
+      <pre class="code">
+        <code>
+          {lines.map((line, i) => (
+            <span class="line" id={`L${i + 1}`}>
+              {line}
+              {'\n'}
+            </span>
+          ))}
+        </code>
+      </pre>
+    </section>
+  );
+}
+
+function Meta({ info }: { readonly info: FileInfo }) {
+  return (
+    <dl class="meta-list">
+      <dt>Size</dt>
+      <dd>{size(info.size)}</dd>
+      <dt>Type</dt>
+      <dd>{info.contentType ?? 'unknown'}</dd>
+      <dt>Author</dt>
+      <dd>{info.author}</dd>
+      <dt>Session</dt>
+      <dd>{info.session ?? '—'}</dd>
+      <dt>Modified</dt>
+      <dd>
+        <time datetime={info.modifiedAt}>{when(info.modifiedAt)}</time>
+      </dd>
+      <dt>Version</dt>
+      <dd>{info.seq}</dd>
+      <dt>SHA-256</dt>
+      <dd class="hash">{info.hash ?? '—'}</dd>
+    </dl>
+  );
+}
+
+export function fileRoutes(): Hono<WebEnv> {
+  const app = new Hono<WebEnv>();
+
+  app.get('/w/:ws/file/*', async (c) => {
+    const signedIn = requireSignIn(c);
+    const { ws, path } = workspacePath(c);
+    const version = seqParam(c, 'version');
+    const at = version === undefined ? {} : { version };
+    const info = await signedIn.satchel.stat(ws, path, at);
+    if (info.type === 'directory') return c.redirect(href(ws, 'tree', path), 303);
+    const head = await readHead(signedIn.satchel, ws, path, version, info.size, PREVIEW_BYTES);
+    const kind = previewKind(path, info.contentType, head);
+    const query = version === undefined ? '' : `?version=${version}`;
+    const rawUrl = `${href(ws, 'raw', path)}${query}`;
+    const download = `${href(ws, 'raw', path)}?download=1${version === undefined ? '' : `&version=${version}`}`;
+    const truncated = info.size > head.length;
+    const text = () => new TextDecoder().decode(trimPartial(head));
+    const name = baseName(path);
+    return c.html(
+      <Layout title={`${name} · ${ws}`} signedIn={signedIn}>
+        <Breadcrumbs ws={ws} path={path} />
+        <h1>{name}</h1>
+        {version !== undefined && (
+          <p class="notice">
+            You are looking at version {version}.{' '}
+            <a href={href(ws, 'file', path)}>See the current one</a>.
+          </p>
+        )}
+        <p class="actions">
+          <a href={href(ws, 'history', path)}>History</a>
+          <a href={download} download>
+            Download
+          </a>
+        </p>
+        <Meta info={info} />
+        <section aria-labelledby="preview-title" class="preview">
+          <h2 id="preview-title">Preview</h2>
+          {truncated && (kind === 'text' || kind === 'markdown' || kind === 'active') && (
+            <p class="notice">
+              Showing the first {size(head.length)} of {size(info.size)}. Download the file for all
+              of it.
+            </p>
+          )}
+          {kind === 'markdown' && <article class="markdown">{raw(renderMarkdown(text()))}</article>}
+          {kind === 'text' && <CodeView text={text()} label={`Contents of ${name}`} />}
+          {kind === 'active' && (
+            <>
+              <p class="notice" role="note">
+                This file is HTML, SVG or XML written by an agent. It is shown as source and never
+                opened as a page here; download it to open it.
+              </p>
+              <CodeView text={text()} label={`Source of ${name}`} />
+            </>
+          )}
+          {kind === 'image' && <img class="image" src={rawUrl} alt={`Preview of ${name}`} />}
+          {kind === 'pdf' && (
+            <object class="pdf" data={rawUrl} type="application/pdf" aria-label={`PDF ${name}`}>
+              <p>
+                Your browser cannot show this PDF here. <a href={download}>Download it</a>.
+              </p>
+            </object>
+          )}
+          {kind === 'binary' && (
+            <p>
+              A binary file ({info.contentType ?? 'unknown type'}, {size(info.size)}); it has no
+              preview. <a href={download}>Download it</a>.
+            </p>
+          )}
+        </section>
+        {/* Comments on this file will go here (#comments): a thread per line range. */}
+        <div id="comments" />
+      </Layout>,
+    );
+  });
+
+  app.get('/w/:ws/raw/*', async (c) => {
+    const signedIn = requireSignIn(c);
+    const { ws, path } = workspacePath(c);
+    const version = seqParam(c, 'version');
+    const stream = await signedIn.satchel.readFile(
+      ws,
+      path,
+      version === undefined ? {} : { version },
+    );
+    const { info } = stream;
+    const headers = rawHeaders(path, info.contentType, info.size, c.req.query('download') === '1');
+    return c.body(bodyOf(stream), 200, headers);
+  });
+
+  return app;
+}
