@@ -11,6 +11,28 @@ import { AUDIT_CHECKPOINT_FILE, DATABASE_FILE, openSatchel } from '../engine/ope
 import { tempDir } from '../test-support/temp.js';
 import { GENESIS_HASH, legacyEntryHash } from './audit-log.js';
 
+/** The tables migrations before 0006 create (an FTS table's shadow tables go with it). */
+const INITIAL_TABLES = new Set([
+  'meta',
+  'workspaces',
+  'blobs',
+  'versions',
+  'entries',
+  'principals',
+  'api_keys',
+  'members',
+  'locks',
+  'transfers',
+  'audit',
+  'webhooks',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'passages',
+  'search_state',
+  'kysely_migration',
+  'kysely_migration_lock',
+]);
+
 interface Row {
   idx: number;
   time: number;
@@ -40,19 +62,13 @@ async function writtenBefore0006(data: string): Promise<void> {
     db.exec('drop index audit_by_workspace_id');
     db.exec('alter table audit drop column workspace_id');
     db.exec("delete from meta where key = 'audit_workspace_id_from'");
-    // Later migrations go too: they run again, in order, after 0006.
-    for (const table of [
-      'invitations',
-      'rate_windows',
-      'gc_blobs',
-      'leases',
-      'upload_parts',
-      'upload_sessions',
-      'used_transfer_tokens',
-      'snapshots',
-      'workspace_usage',
-    ]) {
-      db.exec(`drop table ${table}`);
+    // Later migrations go too: they run again, in order, after 0006. Every table but the
+    // initial schema's is theirs (with its indexes and triggers).
+    const tables = db
+      .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")
+      .all() as Array<{ name: string }>;
+    for (const { name } of tables) {
+      if (!INITIAL_TABLES.has(name.replace(/_fts(_\w+)?$/, ''))) db.exec(`drop table ${name}`);
     }
     // 0012's usage triggers live on entries and versions, which stay.
     const usage = db
