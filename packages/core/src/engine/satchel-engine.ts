@@ -7,6 +7,7 @@ import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
 import type { WebhookDispatcher, WebhookDispatchOptions } from '../webhooks/dispatcher.js';
 import type { GcSchedule, GcScheduleOptions } from './gc.js';
+import type { ShareRequest, ShareView } from './share-link-views.js';
 
 export interface Readiness {
   readonly ready: boolean;
@@ -61,4 +62,10 @@ export interface SatchelEngine extends Satchel {
   uploadBySignedUrl(token: string, content: Content): Promise<FileInfo>;
   /** Reads the file a signed download URL's token names, as the signer (same refusals). */
   downloadBySignedUrl(token: string): Promise<FileStream>;
+  /**
+   * Opens what a share link's token shares (engine/share-link-views.ts): a file, or a page of
+   * a folder's listing. Audited as `share:<link id>`; NOT_FOUND for an unknown token, FORBIDDEN
+   * for a revoked, expired or used-up link, UNAUTHENTICATED for a missing or wrong password.
+   */
+  openShareLink(token: string, request?: ShareRequest): Promise<ShareView>;
 }

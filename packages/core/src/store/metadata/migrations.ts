@@ -7,6 +7,7 @@ import { SatchelError } from '@satchel/client/errors.js';
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
 import { initialMigrations } from './migrations-initial.js';
+import { reviewMigration } from './migrations-review.js';
 import type { Database } from './tables.js';
 import { recountUsage, usageTriggers } from './usage-queries.js';
 
@@ -169,6 +170,8 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
         await recountUsage(db as Kysely<Database>);
       },
     },
+    // 0013 is another change's; this one is numbered after it whichever lands first.
+    '0014_comments_and_share_links': reviewMigration(dialect),
   };
 }
 
