@@ -24,6 +24,7 @@ const READ_TOOLS = [
   'create_download_url',
   'list_audit',
   'list_snapshots',
+  'list_comments',
 ];
 const WRITE_TOOLS = [
   'write_file',
@@ -47,6 +48,8 @@ const WRITE_TOOLS = [
   'offer_transfer',
   'accept_transfer',
   'delete_workspace',
+  'add_comment',
+  'resolve_comment',
 ];
 
 // Tools about the caller rather than one workspace.

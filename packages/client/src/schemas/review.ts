@@ -5,16 +5,16 @@
 import { z } from 'zod';
 import { CursorSchema, LimitSchema, SeqSchema, SessionSchema } from './files.js';
 
-const LineSchema = z.number().int().min(1).max(10_000_000);
+const LineSchema = z.number().int().positive();
 
 export const CommentBodySchema = z.string().min(1).max(10_000);
 
 export const AddCommentSchema = z.object({
-  path: z.string().optional().describe('file to comment on (a new thread)'),
+  path: z.string().optional(),
   version: SeqSchema.optional().describe('the version the lines are of; default the head'),
   startLine: LineSchema.optional(),
   endLine: LineSchema.optional(),
-  parentId: z.string().max(100).optional().describe('reply to this thread'),
+  parentId: z.string().max(100).optional(),
   body: CommentBodySchema,
   session: SessionSchema.optional(),
 });
@@ -23,8 +23,8 @@ export type AddComment = z.infer<typeof AddCommentSchema>;
 export const CommentStatusSchema = z.enum(['open', 'resolved', 'all']);
 
 export const ListCommentsOptionsSchema = z.object({
-  path: z.string().optional().describe('only threads on this file'),
-  status: CommentStatusSchema.optional().describe('default all'),
+  path: z.string().optional(),
+  status: CommentStatusSchema.optional(),
   cursor: CursorSchema.optional(),
   limit: z.number().int().min(1).max(200).optional().describe('threads per page (default 50)'),
 });
