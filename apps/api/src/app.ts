@@ -20,6 +20,7 @@ import { historyRoutes } from './routes/history.js';
 import { lockRoutes } from './routes/locks.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { operationRoutes } from './routes/operations.js';
+import { shareRoutes } from './routes/share.js';
 import { signedRoutes } from './routes/signed.js';
 import { treeRoutes } from './routes/tree.js';
 import { uploadRoutes } from './routes/uploads.js';
@@ -243,6 +244,8 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   app.on('PATCH', '/v1/workspaces/:ws/uploads/:id', uploads);
   // Signed transfer URLs carry their own authority: no bearer key (routes/signed.ts).
   app.route('/', signedRoutes(engine, config));
+  // Share links too: opened by people without an account (routes/share.ts).
+  app.route('/', shareRoutes(engine));
   // The operation table's routes first: `GET …/files` lists before the file wildcard reads.
   for (const routes of [
     // Before the derived routes: its GET answers with the Upload-Offset headers too.

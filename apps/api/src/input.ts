@@ -46,7 +46,8 @@ export function checkDeclaredLength(c: Ctx, maxBytes: number): void {
   if (declared > maxBytes) throw tooLarge(maxBytes);
 }
 
-async function readBounded(c: Ctx, maxBytes: number): Promise<string> {
+/** The body as text, refused (TOO_LARGE) past `maxBytes` whether declared or streamed. */
+export async function readBounded(c: Ctx, maxBytes: number): Promise<string> {
   checkDeclaredLength(c, maxBytes);
   const body = c.req.raw.body;
   if (body === null) return '';

@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError, Option } from 'commander';
 import { registerAuditCommands } from './commands/audit.js';
+import { registerCommentCommands, registerShareCommands } from './commands/comments.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerFileCommands } from './commands/files.js';
 import { registerGcCommand } from './commands/gc.js';
@@ -84,6 +85,8 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerFileCommands(program, context);
   registerHistoryCommands(program, context);
   registerSnapshotCommands(program, context);
+  registerCommentCommands(program, context);
+  registerShareCommands(program, context);
   registerUndoCommand(program, context);
   registerLockCommands(program, context);
   registerKeyCommands(program, context);

@@ -25,6 +25,7 @@ const READ_TOOLS = [
   'create_download_url',
   'list_audit',
   'list_snapshots',
+  'list_comments',
 ];
 const WRITE_TOOLS = [
   'write_file',
@@ -48,6 +49,8 @@ const WRITE_TOOLS = [
   'offer_transfer',
   'accept_transfer',
   'delete_workspace',
+  'add_comment',
+  'resolve_comment',
 ];
 
 // Tools about the caller rather than one workspace.

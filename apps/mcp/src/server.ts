@@ -11,6 +11,7 @@ import type { Satchel } from '@satchel/core';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { type AnyTool, DEFAULT_LIMITS, type McpLimits, ToolContext } from './tool.js';
+import { commentTools } from './tools/comments.js';
 import { fileTools } from './tools/files.js';
 import { historyTools } from './tools/history.js';
 import { lockTools } from './tools/locks.js';
@@ -55,6 +56,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   ...searchTools,
   ...historyTools,
   ...snapshotTools,
+  ...commentTools,
   ...transferTools,
   ...lockTools,
   ...workspaceTools,

@@ -213,6 +213,7 @@ export {
   type WebSignIn,
   type WebSignInStarted,
 } from './engine/web-sessions.js';
+export type { ShareRequest, ShareView } from './engine/share-link-views.js';
 export type { Actor, KeyScope } from './kernel/actor.js';
 export type { EngineLimits } from './kernel/context.js';
 export {

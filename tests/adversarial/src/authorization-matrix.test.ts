@@ -31,6 +31,10 @@ const LEAST_ROLE: Record<string, Role> = {
   'webhook.read': 'owner',
   'webhook.manage': 'owner',
   'workspace.manage': 'owner',
+  'comment.read': 'viewer',
+  'comment.write': 'viewer',
+  'share.read': 'editor',
+  'share.manage': 'editor',
 };
 
 /** What a key kind may do in `demo`. */

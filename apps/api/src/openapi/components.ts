@@ -21,6 +21,7 @@ import {
   RemoveResultSchema,
   SearchResultSchema,
   SearchStatusSchema,
+  SharedFolderSchema,
   TransferOfferSchema,
   TransferSchema,
   TransferUrlSchema,
@@ -102,6 +103,7 @@ export const OUTPUT_SCHEMAS = {
   Upload: UploadSchema,
   UploadPage: pageSchema(UploadSchema),
   TransferUrl: TransferUrlSchema,
+  SharedFolder: SharedFolderSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /**
@@ -109,6 +111,7 @@ export const OUTPUT_SCHEMAS = {
  * `io: 'input'`); bodies of the operation table's routes are named after their operation.
  */
 export const INPUT_SCHEMAS = {
+  SharePasswordBody: z.object({ password: z.string() }),
   BatchBody,
   DownloadFilesBody,
 } as const satisfies Record<string, z.ZodType>;

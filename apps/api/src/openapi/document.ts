@@ -4,6 +4,7 @@ import { INPUT_SCHEMAS, OUTPUT_SCHEMAS } from './components.js';
 import { derivedOperations } from './derived.js';
 import { AUDIT_OPERATIONS, MCP_OPERATIONS, SERVICE_OPERATIONS } from './operations-admin.js';
 import { FILE_OPERATIONS } from './operations-files.js';
+import { SHARE_OPERATIONS } from './operations-share.js';
 import { TRANSFER_OPERATIONS } from './operations-transfers.js';
 import {
   type ContentSpec,
@@ -26,6 +27,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...DERIVED.operations,
   ...FILE_OPERATIONS,
   ...TRANSFER_OPERATIONS,
+  ...SHARE_OPERATIONS,
   ...AUDIT_OPERATIONS,
   ...MCP_OPERATIONS,
 ];
@@ -47,6 +49,7 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   404: 'No such workspace, file, version, lock or route (NOT_FOUND)',
   405: 'Method not allowed on this path (INVALID_INPUT, with Allow)',
   409: 'Conflicts with the current state (CONFLICT)',
+  410: 'The content was redacted by an owner (REDACTED)',
   412: 'If-Match / ifMatch is not the head (PRECONDITION_FAILED)',
   413: 'Over a configured size limit (TOO_LARGE) or a workspace quota (QUOTA_EXCEEDED)',
   416: 'Range not satisfiable (INVALID_INPUT)',

@@ -24,7 +24,7 @@ export interface ResponseSpec {
 }
 
 /** Error statuses an operation may answer with, beside the ones every guarded route has. */
-export type ErrorStatus = 400 | 403 | 404 | 405 | 409 | 412 | 413 | 416 | 423;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 412 | 413 | 416 | 423;
 
 export interface OperationSpec {
   readonly method: Method;

@@ -17,6 +17,10 @@ export const WORKSPACE_ACTION_NAMES = [
   'webhook.read',
   'webhook.manage',
   'workspace.manage',
+  'comment.read',
+  'comment.write',
+  'share.read',
+  'share.manage',
 ] as const;
 
 export type WorkspaceAction = (typeof WORKSPACE_ACTION_NAMES)[number];

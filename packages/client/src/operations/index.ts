@@ -6,11 +6,13 @@
 import * as access from './access.js';
 import * as audit from './audit.js';
 import * as batch from './batch.js';
+import * as comments from './comments.js';
 import * as files from './files.js';
 import * as locks from './locks.js';
 import type { MethodOf } from './operation.js';
 import * as redaction from './redaction.js';
 import * as search from './search.js';
+import * as shareLinks from './share-links.js';
 import * as snapshots from './snapshots.js';
 import * as transfers from './transfers.js';
 import * as undo from './undo.js';
@@ -36,6 +38,8 @@ export const OPERATIONS = {
   ...audit,
   ...transfers,
   ...web,
+  ...comments,
+  ...shareLinks,
 } as const;
 
 export type Operations = typeof OPERATIONS;

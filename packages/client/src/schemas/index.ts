@@ -161,6 +161,32 @@ export {
   SnapshotSchema,
 } from './past.js';
 export type {
+  AddComment,
+  Comment,
+  CommentThread,
+  CreatedShareLink,
+  CreateShareLink,
+  LineRange,
+  ListCommentsOptions,
+  ResolveCommentOptions,
+  SharedFolder,
+  ShareLink,
+} from './review.js';
+export {
+  AddCommentSchema,
+  CommentSchema,
+  CommentStatusSchema,
+  CommentThreadSchema,
+  CreatedShareLinkSchema,
+  CreateShareLinkSchema,
+  LineRangeSchema,
+  ListCommentsOptionsSchema,
+  ResolveCommentOptionsSchema,
+  SharedFolderSchema,
+  ShareLinkSchema,
+  SharePageOptionsSchema,
+} from './review.js';
+export type {
   AskOptions,
   AskResult,
   Citation,
@@ -268,6 +294,7 @@ export type {
   WebhookAttempt,
   WebhookDelivery,
   WebhookDeliveryStatus,
+  WebhookEvent,
   WebhookPayload,
 } from './webhooks.js';
 export {
@@ -277,6 +304,7 @@ export {
   WebhookAttemptSchema,
   WebhookDeliverySchema,
   WebhookDeliveryStatusSchema,
+  WebhookEventSchema,
   WebhookEventsSchema,
   WebhookGlobSchema,
   WebhookPayloadSchema,

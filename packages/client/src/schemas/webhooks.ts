@@ -11,12 +11,21 @@ export const WebhookUrlSchema = z
       'private, link-local or metadata address unless the server allows it',
   );
 
+/** What a subscription can receive: a change type (`file.<op>` events) or a comment event. */
+export const WebhookEventSchema = z.enum([
+  ...VersionOpSchema.options,
+  'comment.created',
+  'comment.resolved',
+]);
+export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
+
 export const WebhookEventsSchema = z
-  .array(VersionOpSchema)
+  .array(WebhookEventSchema)
   .min(1)
-  .max(VersionOpSchema.options.length)
+  .max(WebhookEventSchema.options.length)
   .describe(
-    'change types to send (write, append, edit, mkdir, delete, move, copy, restore); default all',
+    'change types to send (write, append, edit, mkdir, delete, move, copy, restore) and ' +
+      'comment.created, comment.resolved; default all',
   );
 
 export const WebhookGlobSchema = z
@@ -49,7 +58,7 @@ export const WebhookSchema = z.object({
   id: z.string(),
   workspace: z.string(),
   url: z.string(),
-  events: z.array(VersionOpSchema),
+  events: z.array(WebhookEventSchema),
   path: z.string().nullable().describe('path glob, null for every path'),
   description: z.string().nullable(),
   enabled: z.boolean(),
@@ -90,7 +99,7 @@ export const WebhookDeliverySchema = z.object({
   id: z.string().describe('the webhook-id header: the same on every retry'),
   webhookId: z.string(),
   eventSeq: SeqSchema,
-  eventType: z.string().describe('file.<op>'),
+  eventType: z.string().describe('file.<op>, comment.created or comment.resolved'),
   path: z.string(),
   status: WebhookDeliveryStatusSchema,
   attempts: z.number().int().nonnegative(),

@@ -15,7 +15,7 @@ import type { AuditInput } from './audit-chain.js';
 export interface Refusal {
   /** Which frontend refused it: `rest` (the `/v1` API), `mcp` (`/mcp`), … Bounded set. */
   readonly source: string;
-  readonly code: 'UNAUTHENTICATED' | 'RATE_LIMITED';
+  readonly code: 'UNAUTHENTICATED' | 'RATE_LIMITED' | 'NOT_FOUND';
   /** What was asked, for the entry's action: e.g. `GET /v1/workspaces/w` (no query string). */
   readonly action: string;
   /**

@@ -26,6 +26,12 @@ export const WORKSPACE_ACTIONS = {
   'webhook.read': 'owner',
   'webhook.manage': 'owner',
   'workspace.manage': 'owner',
+  // Reviewers are often viewers: they may comment (not with a read-only key, see WRITES).
+  'comment.read': 'viewer',
+  'comment.write': 'viewer',
+  // A share link hands content to people outside the workspace: writers decide that.
+  'share.read': 'editor',
+  'share.manage': 'editor',
 } as const satisfies Record<WorkspaceAction, Role>;
 
 /** How refusals phrase each action: "<who> may not <verb> in <workspace>". */
@@ -44,6 +50,10 @@ const VERBS: Readonly<Record<WorkspaceAction | GlobalAction, string>> = {
   'webhook.read': 'see webhooks',
   'webhook.manage': 'manage webhooks',
   'workspace.manage': 'change workspace settings or rebuild its search index',
+  'comment.read': 'read comments',
+  'comment.write': 'comment',
+  'share.read': 'see share links',
+  'share.manage': 'create or revoke share links',
   'workspace.create': 'create workspaces',
   'transfer.accept': 'accept ownership transfers',
   'workspace.list': 'list workspaces',
@@ -60,6 +70,8 @@ const WRITES: ReadonlySet<string> = new Set([
   'workspace.delete',
   'webhook.manage',
   'workspace.manage',
+  'comment.write',
+  'share.manage',
   'workspace.create',
   'transfer.accept',
   'admin',

@@ -39,6 +39,7 @@ import {
 import { type GcSchedule, type GcScheduleOptions, scheduleGc } from './gc.js';
 import { PATH_OF, RUNS, WORKSPACE_OF } from './runs.js';
 import type { Readiness, SatchelEngine } from './satchel-engine.js';
+import { openShareLink, type ShareRequest, type ShareView } from './share-link-views.js';
 import { boundContent, redeem } from './transfer-urls.js';
 import {
   authenticateWebSession,
@@ -146,6 +147,13 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
       await release().catch(() => undefined);
       throw error;
     }
+  }
+
+  openShareLink(token: string, request: ShareRequest = {}): Promise<ShareView> {
+    const { store } = this.services;
+    return openShareLink(this.services, token, request).catch((error: unknown) => {
+      throw unavailableOr(store, error);
+    });
   }
 
   #redeem(token: string, kind: 'u' | 'd') {

@@ -32,6 +32,7 @@ import { listAuditEntries, verifyAuditChain } from './audit-calls.js';
 import { downloadFiles, haveContent, uploadFiles } from './batch-transfer.js';
 import type { EngineServices } from './calls.js';
 import { listChanges } from './changes.js';
+import { addComment, getComment, listComments, resolveComment } from './comments.js';
 import { editFile } from './edit.js';
 import { fsck } from './fsck.js';
 import { collectGarbage } from './gc.js';
@@ -40,6 +41,7 @@ import { getWorkspaceUsage } from './quota.js';
 import { list, readFile, readText, stat } from './read.js';
 import { redact } from './redact.js';
 import { restore } from './restore.js';
+import { createShareLink, listShareLinks, revokeShareLink } from './share-links.js';
 import { createSnapshot, deleteSnapshot, listSnapshots } from './snapshots.js';
 import { createDownloadUrl, createUploadUrl } from './transfer-urls.js';
 import { copy, move, remove } from './tree.js';
@@ -182,6 +184,14 @@ export const RUNS: Runs = {
   deleteWebhook: (ctx, [ws, id]) => webhookOps.deleteWebhook(ctx, ws, id),
   listWebhookDeliveries: (ctx, [ws, id, options]) =>
     webhookOps.listWebhookDeliveries(ctx, ws, id, options),
+
+  listComments: (ctx, [ws, options]) => listComments(ctx, ws, options),
+  getComment: (ctx, [ws, id]) => getComment(ctx, ws, id),
+  addComment: (ctx, [ws, input]) => addComment(ctx, ws, input),
+  resolveComment: (ctx, [ws, id, options]) => resolveComment(ctx, ws, id, options),
+  createShareLink: (ctx, [ws, input], s) => createShareLink(ctx, s.transfers, ws, input),
+  listShareLinks: (ctx, [ws, options]) => listShareLinks(ctx, ws, options),
+  revokeShareLink: (ctx, [ws, id]) => revokeShareLink(ctx, ws, id),
 
   listAudit: (ctx, [options], s) => listAuditEntries(ctx.store, s.audit, options),
   verifyAudit: (_ctx, _args, s) => verifyAuditChain(s.audit),

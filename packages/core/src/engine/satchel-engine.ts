@@ -8,6 +8,7 @@ import type { Actor } from '../kernel/actor.js';
 import type { WebhookDispatcher, WebhookDispatchOptions } from '../webhooks/dispatcher.js';
 import type { GcSchedule, GcScheduleOptions } from './gc.js';
 import type { WebSignIn, WebSignInStarted } from './web-sessions.js';
+import type { ShareRequest, ShareView } from './share-link-views.js';
 
 export interface Readiness {
   readonly ready: boolean;
@@ -75,4 +76,10 @@ export interface SatchelEngine extends Satchel {
   authenticateWebSession(cookie: string): Promise<WebSignIn>;
   /** Ends the session a cookie stands for (sign-out), audited; UNAUTHENTICATED if not live. */
   signOutWebSession(cookie: string): Promise<void>;
+  /**
+   * Opens what a share link's token shares (engine/share-link-views.ts): a file, or a page of
+   * a folder's listing. Audited as `share:<link id>`; NOT_FOUND for an unknown token, FORBIDDEN
+   * for a revoked, expired or used-up link, UNAUTHENTICATED for a missing or wrong password.
+   */
+  openShareLink(token: string, request?: ShareRequest): Promise<ShareView>;
 }

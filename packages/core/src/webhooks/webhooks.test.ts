@@ -47,6 +47,8 @@ describe('webhook subscriptions', () => {
       'move',
       'copy',
       'restore',
+      'comment.created',
+      'comment.resolved',
     ]);
     expect(all.path).toBeNull();
     expect(all.secret).not.toBe(secret);

@@ -15,10 +15,10 @@ import {
   PageOptionsSchema,
   type UpdateWebhook,
   UpdateWebhookSchema,
-  type VersionOp,
-  VersionOpSchema,
   type Webhook,
   type WebhookDelivery,
+  type WebhookEvent,
+  WebhookEventSchema,
 } from '@satchel/client/schemas/index.js';
 import picomatch from 'picomatch';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
@@ -70,7 +70,7 @@ function webhookOut(hook: WebhookRecord, workspace: string): Webhook {
     id: hook.id,
     workspace,
     url: hook.url,
-    events: [...hook.events] as VersionOp[],
+    events: [...hook.events] as WebhookEvent[],
     path: hook.pathGlob,
     description: hook.description,
     enabled: hook.enabled,
@@ -134,7 +134,7 @@ export async function createWebhook(
   const id = `wh_${randomBytes(8).toString('hex')}`;
   const secret = generateWebhookSecret();
   const sealed = await hooks.secrets.seal(secret, id);
-  const events = [...new Set(options.events ?? VersionOpSchema.options)];
+  const events = [...new Set(options.events ?? WebhookEventSchema.options)];
   return ctx.commit(async (tx) => {
     const ws = await requireWorkspace(tx, workspace);
     const existing = await tx.webhooks.list(ws.id);

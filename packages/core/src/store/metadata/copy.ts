@@ -54,6 +54,8 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { table: 'snapshots', key: ['workspace_id', 'name'] },
   { table: 'web_login_links', key: ['token_hash'] },
   { table: 'web_sessions', key: ['id'] },
+  { table: 'comments', key: ['id'] },
+  { table: 'share_links', key: ['id'] },
   // The full-text index follows the rows: FTS5 triggers on SQLite, a generated column on PostgreSQL.
   { table: 'passages', key: ['id'] },
   { table: 'search_state', key: ['workspace_id'] },

@@ -9,6 +9,7 @@ import type { Role } from '@satchel/client/schemas/access.js';
 import { type Kysely, sql } from 'kysely';
 import { AccessQueries } from './access-queries.js';
 import { AuditQueries } from './audit-queries.js';
+import { CommentQueries } from './comment-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { toBlob, toBlobMeta, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
 import { GcQueries } from './gc-queries.js';
@@ -28,6 +29,7 @@ import { PastQueries } from './past-queries.js';
 import { RateQueries } from './rate-queries.js';
 import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './records.js';
 import { SearchQueries } from './search-queries.js';
+import { ShareLinkQueries } from './share-link-queries.js';
 import type { Database } from './tables.js';
 import { TransferQueries } from './transfer-queries.js';
 import { UploadQueries } from './upload-queries.js';
@@ -66,6 +68,10 @@ export class MetadataQueries {
   readonly usage: UsageQueries;
   /** Sign-in links and browser sessions of the web app (web-session-queries.ts). */
   readonly webSessions: WebSessionQueries;
+  /** Review comments on line ranges of file versions (comment-queries.ts). */
+  readonly comments: CommentQueries;
+  /** Read-only links for people without an account (share-link-queries.ts). */
+  readonly shareLinks: ShareLinkQueries;
 
   constructor(
     protected readonly db: Kysely<Database>,
@@ -85,6 +91,8 @@ export class MetadataQueries {
     this.past = new PastQueries(db);
     this.usage = new UsageQueries(db);
     this.webSessions = new WebSessionQueries(db);
+    this.comments = new CommentQueries(db);
+    this.shareLinks = new ShareLinkQueries(db);
   }
 
   /**

@@ -28,7 +28,9 @@ import { claimSeq, INSERT_VERSION, PUT_BLOB, PUT_ENTRY } from './write-queries.j
 export { MetadataQueries } from './metadata-queries.js';
 export type {
   BlobRecord,
+  CommentRecord,
   EntryRecord,
+  ShareLinkRecord,
   VersionOrigin,
   VersionRecord,
   WorkspaceRecord,
@@ -91,6 +93,8 @@ export class MetadataTx extends MetadataQueries {
       'upload_parts',
       'upload_sessions',
       'snapshots',
+      'comments',
+      'share_links',
       // Last: deleting the rows above updates it through its triggers.
       'workspace_usage',
     ] as const) {

@@ -7,6 +7,7 @@ import { SatchelError } from '@satchel/client/errors.js';
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
 import { initialMigrations } from './migrations-initial.js';
+import { reviewMigration } from './migrations-review.js';
 import type { Database } from './tables.js';
 import { recountUsage, usageTriggers } from './usage-queries.js';
 
@@ -202,6 +203,7 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
           .execute();
       },
     },
+    '0014_comments_and_share_links': reviewMigration(dialect),
   };
 }
 

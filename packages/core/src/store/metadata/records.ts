@@ -340,3 +340,41 @@ export interface WebSessionRecord {
   readonly expiresAt: number;
   readonly revokedAt: number | null;
 }
+
+/** One review comment (comment-queries.ts). Times are epoch milliseconds. */
+export interface CommentRecord {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly threadId: string;
+  readonly parentId: string | null;
+  readonly path: string;
+  /** The anchor, on a thread's first comment; null on replies. */
+  readonly anchor: {
+    readonly version: number;
+    readonly startLine: number;
+    readonly endLine: number;
+  } | null;
+  readonly body: string;
+  readonly author: string;
+  readonly session: string | null;
+  readonly createdAt: number;
+  readonly resolvedAt: number | null;
+  readonly resolvedBy: string | null;
+}
+
+/** A share link (share-link-queries.ts); only the token's hash is kept. */
+export interface ShareLinkRecord {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly path: string;
+  readonly kind: 'file' | 'directory';
+  readonly tokenHash: string;
+  readonly passwordHash: string | null;
+  readonly expiresAt: number;
+  readonly maxDownloads: number | null;
+  readonly downloads: number;
+  readonly createdBy: string;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+  readonly revokedBy: string | null;
+}
