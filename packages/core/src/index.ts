@@ -208,12 +208,12 @@ export {
   openSatchel,
 } from './engine/open.js';
 export type { Readiness, SatchelEngine } from './engine/satchel-engine.js';
+export type { ShareRequest, ShareView } from './engine/share-link-views.js';
 export {
   WEB_SESSION_SECONDS,
   type WebSignIn,
   type WebSignInStarted,
 } from './engine/web-sessions.js';
-export type { ShareRequest, ShareView } from './engine/share-link-views.js';
 export type { Actor, KeyScope } from './kernel/actor.js';
 export type { EngineLimits } from './kernel/context.js';
 export {

@@ -7,8 +7,8 @@ import type { RateBudgets } from '../auth/rate-budgets.js';
 import type { Actor } from '../kernel/actor.js';
 import type { WebhookDispatcher, WebhookDispatchOptions } from '../webhooks/dispatcher.js';
 import type { GcSchedule, GcScheduleOptions } from './gc.js';
-import type { WebSignIn, WebSignInStarted } from './web-sessions.js';
 import type { ShareRequest, ShareView } from './share-link-views.js';
+import type { WebSignIn, WebSignInStarted } from './web-sessions.js';
 
 export interface Readiness {
   readonly ready: boolean;
