@@ -56,7 +56,9 @@ export interface CsbClient {
   readonly workspacePath: string;
   onStateChange(listener: (state: string) => void): Disposable;
   keepActiveWhileConnected(enabled: boolean): void;
+  /** Waits for every call in flight first: one that is never answered keeps it waiting. */
   disconnect(): Promise<void>;
+  dispose(): void;
 }
 
 /** A started sandbox (class Sandbox). */
@@ -306,10 +308,12 @@ export class CodeSandboxProvider implements SandboxProvider {
     return this.open(sandbox, BOOT[sandbox.bootupType] ?? 'clean');
   }
 
+  /** Disconnects, or drops the connection when calls still in flight hold it up past 5 s. */
   private async disconnect(id: string): Promise<void> {
     const client = this.clients.get(id);
     this.clients.delete(id);
-    await client?.disconnect().catch(() => undefined);
+    if (client === undefined) return;
+    await within(client.disconnect(), 5000, 'disconnecting').catch(() => client.dispose());
   }
 
   async hibernate(id: string): Promise<void> {

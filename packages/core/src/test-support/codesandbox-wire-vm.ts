@@ -292,3 +292,20 @@ export function session(pitcherUrl: string, id: string, bootupType: string, work
     latest_pitcher_version: '0.0.0',
   };
 }
+
+/**
+ * Idle hibernation: calls `hibernate` once `vm` has had no message for `idle` ms while running
+ * (the SDK's keep-alive, `system/update` every 10 s, counts as a message).
+ */
+export function whenIdle(
+  vm: { readonly status: string; lastActivity: number },
+  idle: number,
+  hibernate: () => void,
+): void {
+  vm.lastActivity = Date.now();
+  const timer = setInterval(() => {
+    if (vm.status === 'running' && Date.now() - vm.lastActivity <= idle) return;
+    clearInterval(timer);
+    if (vm.status === 'running') hibernate();
+  }, 100).unref();
+}

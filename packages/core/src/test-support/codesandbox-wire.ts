@@ -36,6 +36,7 @@ import {
   vmFs,
   type WireOptions,
   watchBatches,
+  whenIdle,
   wireError,
 } from './codesandbox-wire-vm.js';
 
@@ -147,6 +148,11 @@ export class CodeSandboxWire {
     vm.status = 'hibernated';
   }
 
+  /** The network drops `id`'s connections; the sandbox keeps running (the SDK reconnects). */
+  dropConnections(id: string): void {
+    for (const ws of this.vms.get(id)?.sockets ?? []) ws.terminate();
+  }
+
   /** Dormant long enough to be archived: the next start is CLEAN from "git". */
   archive(id: string): void {
     const vm = this.vms.get(id);
@@ -157,20 +163,6 @@ export class CodeSandboxWire {
 
   private newVm(status: Status): Vm {
     return { status, sockets: new Set(), shells: new Map(), setupDone: true, lastActivity: 0 };
-  }
-
-  /** Idle hibernation (`idleHibernateMs`): checked while the sandbox runs. */
-  private watchIdle(id: string, vm: Vm): void {
-    const idle = this.options.idleHibernateMs;
-    if (idle === undefined) return;
-    vm.lastActivity = Date.now();
-    const timer = setInterval(() => {
-      if (vm.status !== 'running') clearInterval(timer);
-      else if (Date.now() - vm.lastActivity > idle) {
-        clearInterval(timer);
-        this.hibernateNow(id);
-      }
-    }, 100).unref();
   }
 
   private stopVm(vm: Vm): void {
@@ -242,7 +234,8 @@ export class CodeSandboxWire {
     const bootupType = BOOTUP[before];
     if (before === 'archived') await restoreFromGit(this.treePath(id));
     vm.status = 'running';
-    if (before !== 'running') this.watchIdle(id, vm);
+    const idle = this.options.idleHibernateMs;
+    if (before !== 'running' && idle !== undefined) whenIdle(vm, idle, () => this.hibernateNow(id));
     if (bootupType === 'CLEAN' || bootupType === 'FORK') {
       const { setupMs = 0, setupFile } = this.options;
       vm.setupDone = setupMs === 0 && setupFile === undefined;
