@@ -41,6 +41,7 @@ export const SyncSkipReasonSchema = z.enum([
   'type_mismatch',
   'kept_local',
   'redacted',
+  'too_large',
 ]);
 export type SyncSkipReason = z.infer<typeof SyncSkipReasonSchema>;
 

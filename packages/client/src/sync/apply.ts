@@ -6,7 +6,6 @@
  * A path the tree refuses because a folder on the way became a symbolic link since the scan is
  * reported skipped (`symlink`) and its state left as it was, so nothing is deleted for it.
  */
-
 import { eachLimit } from '../each-limit.js';
 import { isSatchelError } from '../errors.js';
 import type { BatchFile } from '../operations/satchel.js';
@@ -32,8 +31,7 @@ import { conflictPath, type LocalFile, type RemoteFile, type SyncAction } from '
 import type { FileState } from './state.js';
 import { SymlinkInPathError, type TreeEntry, type WrittenFile } from './tree.js';
 
-export type { ApplyContext, ApplyResult, SyncProgress };
-export { emptyApplyResult };
+export { type ApplyContext, type ApplyResult, emptyApplyResult, type SyncProgress };
 
 /** Files up to this size are uploaded in batches (one transaction each). */
 const BATCH_FILE_MAX = 64 * 1024;
@@ -175,9 +173,11 @@ export class Applier implements BatchHost {
     } catch (error) {
       if (raced(error)) this.result.retry++;
       else if (error instanceof SymlinkInPathError) this.refused(action.path, error);
-      else if (isSatchelError(error, 'REDACTED')) {
-        // An owner removed this content for good: nothing to download, nothing to sync.
-        this.result.skipped.push({ path: action.path, reason: 'redacted', detail: error.message });
+      // REDACTED: an owner removed this content for good, nothing to sync. TOO_LARGE: the
+      // tree cannot hold a file this large (a sandbox's cap). Reported; the rest goes on.
+      else if (isSatchelError(error, 'REDACTED') || isSatchelError(error, 'TOO_LARGE')) {
+        const reason = error.code === 'REDACTED' ? 'redacted' : 'too_large';
+        this.result.skipped.push({ path: action.path, reason, detail: error.message });
       } else if (typeMismatch(error)) this.typeMismatch(action.path);
       else throw error;
     } finally {

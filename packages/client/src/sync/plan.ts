@@ -66,6 +66,11 @@ export interface PlanInput {
   readonly paths?: Iterable<string>;
   /** Workspace paths where the tree has a symbolic link: everything at or beneath one is held. */
   readonly links?: ReadonlySet<string>;
+  /**
+   * Tree files the scan could not read and already reported (too large for the tree to move):
+   * left alone on both sides, so a file that is there is never taken for a deleted one.
+   */
+  readonly unread?: ReadonlySet<string>;
   readonly maxDeleteShare: number;
   readonly force: boolean;
 }
@@ -206,6 +211,7 @@ export function plan(input: PlanInput): Plan {
     );
     const link = action === null ? null : linkAbove(links, path);
     if (action === null) unchanged++;
+    else if (input.unread?.has(path)) continue;
     else if (link !== null) held.push(heldSkip(path, link));
     else if (action === 'kept') kept.push(path);
     else {

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { eachLimit } from '../each-limit.js';
+import { isSatchelError } from '../errors.js';
 import type { Satchel } from '../operations/satchel.js';
 import { normalizePath } from '../paths.js';
 import type { SyncSkipped } from '../schemas/sync.js';
@@ -21,6 +22,8 @@ export interface Scan {
   readonly skipped: SyncSkipped[];
   /** Workspace paths where the tree has a symbolic link: the plan holds what lies there. */
   readonly links: Set<string>;
+  /** Workspace paths of tree files too large for the tree to read: held by the plan. */
+  readonly unread: Set<string>;
   readonly treeExists: boolean;
 }
 
@@ -57,7 +60,8 @@ function localFile(path: string, entry: TreeEntry, hash: string): LocalFile {
  * from the state), the rest skipped with a reason. Symbolic links are never followed, only
  * reported, and their paths collected so the plan holds everything at or beneath them; a file
  * whose folder turned into a link after the listing is refused by the tree's `read` and
- * treated the same. Entries are deduplicated by path (a watch cycle may stat one link twice).
+ * treated the same; a file the tree refuses to read as TOO_LARGE is reported and held. Entries
+ * are deduplicated by path (a watch cycle may stat one link twice).
  */
 export async function classify(
   entries: readonly TreeEntry[],
@@ -67,6 +71,7 @@ export async function classify(
 ): Promise<Omit<Scan, 'treeExists'>> {
   const skipped: SyncSkipped[] = [];
   const links = new Set<string>();
+  const unread = new Set<string>();
   const found = new Map<string, TreeEntry>();
   const seen = new Set<string>();
   for (const entry of entries) {
@@ -120,11 +125,17 @@ export async function classify(
         if (link !== null) links.add(link);
         return;
       }
+      if (isSatchelError(error, 'TOO_LARGE')) {
+        // Reported and left alone on both sides: not taken for a deletion.
+        skipped.push({ path: entry.path, reason: 'too_large', detail: error.message });
+        unread.add(path);
+        return;
+      }
       // Deleted between the listing and the read: it is simply not there.
       if ((error as NodeJS.ErrnoException | null)?.code !== 'ENOENT') throw error;
     }
   });
-  return { local, skipped, links };
+  return { local, skipped, links, unread };
 }
 
 export async function scanTree(

@@ -200,6 +200,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       base: withoutRestored(state.files(), restore),
       reset: pass === 0 ? reset : false,
       links: scan.links,
+      unread: scan.unread,
       maxDeleteShare: options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE,
       force: options.force ?? false,
     });
@@ -288,7 +289,7 @@ export async function syncPaths(
       if (!isSatchelError(error, 'NOT_FOUND')) throw error;
     }
   });
-  const { local, skipped, links } = await classify(entries, tree, rules, state);
+  const { local, skipped, links, unread } = await classify(entries, tree, rules, state);
   const planned = plan({
     mode,
     local,
@@ -297,6 +298,7 @@ export async function syncPaths(
     reset: false,
     paths: wanted,
     links,
+    unread,
     maxDeleteShare: options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE,
     force: options.force ?? false,
   });

@@ -113,6 +113,10 @@ export interface SyncTree {
   writeState(name: string, text: string): Promise<void>;
   /** Appends to a file of the state folder (a journal); may lose a torn last line on a crash. */
   appendState(name: string, text: string): Promise<void>;
-  /** Calls `onChange` with relative paths (files or folders) that may have changed. */
-  watch(onChange: (paths: readonly string[]) => void): Promise<TreeWatcher>;
+  /**
+   * Calls `onChange` with relative paths (files or folders) that may have changed, and
+   * `onRescan` when events may have been missed (the watch was lost and set up again, e.g.
+   * after a sandbox connection dropped): the caller should then look at the whole tree.
+   */
+  watch(onChange: (paths: readonly string[]) => void, onRescan?: () => void): Promise<TreeWatcher>;
 }

@@ -125,14 +125,21 @@ export async function watch(options: WatchOptions): Promise<void> {
     }
   };
 
-  const watcher: TreeWatcher = await tree.watch((names) => {
-    for (const name of names) {
-      if (name === IGNORE_FILE) needFull = true;
-      const path = toWorkspacePath(name);
-      if (path !== null) dirty.add(path);
-    }
-    schedule();
-  });
+  const watcher: TreeWatcher = await tree.watch(
+    (names) => {
+      for (const name of names) {
+        if (name === IGNORE_FILE) needFull = true;
+        const path = toWorkspacePath(name);
+        if (path !== null) dirty.add(path);
+      }
+      schedule();
+    },
+    () => {
+      // The tree's watch was lost and set up again: what changed meanwhile is unknown.
+      needFull = true;
+      schedule();
+    },
+  );
 
   const feed = async (): Promise<void> => {
     let backoff = 100;

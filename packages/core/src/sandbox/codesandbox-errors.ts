@@ -58,6 +58,48 @@ export function fsError(error: unknown, call: string, path: string): Error {
   );
 }
 
+/** How long an fs call may take by default, ms (the SDK's own limit is 90 s per message). */
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+/** Extra time a transfer gets per MiB it moves, ms. */
+const MS_PER_MIB = 1000;
+
+/**
+ * Runs one SDK fs call, bounded by `ms` (plus MS_PER_MIB for each MiB of `bytes` it moves),
+ * its failure translated by `fsError`. Past the bound the call fails with UNAVAILABLE: the SDK
+ * request itself is left to finish or time out on its own, and whatever it answers is ignored,
+ * so a sandbox that stops answering stops the sync cycle within the bound, before it plans.
+ */
+export async function boundedCall<T>(
+  call: string,
+  path: string,
+  ms: number,
+  run: () => Promise<T>,
+  bytes = 0,
+): Promise<T> {
+  const limit = Math.round(ms + (bytes / (1024 * 1024)) * MS_PER_MIB);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new SatchelError(
+            'UNAVAILABLE',
+            `the sandbox did not answer ${call} ${path} within ${limit} ms; nothing was changed for it`,
+            { provider: 'codesandbox', call, path, timeoutMs: limit },
+          ),
+        ),
+      limit,
+    );
+  });
+  try {
+    return await Promise.race([run(), late]);
+  } catch (error) {
+    throw fsError(error, call, path);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * An SDK lifecycle error (create, resume, hibernate, shutdown) as a SatchelError with a
  * sentence a user can act on; `id` is the sandbox (or template) the call was about.

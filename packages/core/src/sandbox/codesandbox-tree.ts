@@ -13,7 +13,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { eachLimit } from '@satchel/client/each-limit.js';
-import { SatchelError } from '@satchel/client/errors.js';
 import {
   STATE_DIR,
   SymlinkInPathError,
@@ -22,22 +21,31 @@ import {
   type TreeWatcher,
   type WrittenFile,
 } from '@satchel/client/sync/tree.js';
-import { fsError, isMissing } from './codesandbox-errors.js';
-import type { CsbDirEntry, CsbFileSystem, CsbStat } from './codesandbox-fs.js';
+import { boundedCall, DEFAULT_CALL_TIMEOUT_MS, isMissing } from './codesandbox-errors.js';
+import {
+  type CsbConnection,
+  type CsbDirEntry,
+  type CsbFileSystem,
+  type CsbStat,
+  collect,
+  DEFAULT_MAX_FILE_BYTES,
+  mtimeMs,
+  tooLarge,
+} from './codesandbox-fs.js';
+import { watchTree } from './codesandbox-watch.js';
 
 export type {
+  CsbConnection,
   CsbDirEntry,
   CsbFileSystem,
   CsbStat,
   CsbWatchEvent,
   CsbWatcher,
 } from './codesandbox-fs.js';
+export { DEFAULT_MAX_FILE_BYTES } from './codesandbox-fs.js';
 
 /** Calls in flight at once while listing: a large tree must not flood the VM's agent. */
 const LIST_CONCURRENCY = 16;
-/** Default cap on one file: the SDK moves each file whole, in memory, in one message. */
-export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
-
 export interface CodeSandboxTreeOptions {
   /** Files above this many bytes are refused with TOO_LARGE. Default 64 MiB. */
   readonly maxFileBytes?: number;
@@ -47,6 +55,14 @@ export interface CodeSandboxTreeOptions {
    * `/project/workspace`.
    */
   readonly watchAliases?: readonly string[];
+  /**
+   * How long one fs call may take, ms, plus a second per MiB a transfer moves. Default 30 000
+   * (the SDK's own limit is 90 s). Past it the call fails with UNAVAILABLE, which stops a sync
+   * cycle before it plans anything.
+   */
+  readonly callTimeoutMs?: number;
+  /** The client's connection state: a watch is set up again after the SDK reconnects. */
+  readonly connection?: CsbConnection;
 }
 
 function parentOf(path: string): string {
@@ -62,30 +78,12 @@ function codedError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
 
-async function collect(content: AsyncIterable<Uint8Array>, max: number, path: string) {
-  const pieces: Buffer[] = [];
-  let size = 0;
-  for await (const piece of content) {
-    size += piece.byteLength;
-    if (size > max) throw tooLarge(path, size, max);
-    pieces.push(Buffer.from(piece));
-  }
-  return Buffer.concat(pieces);
-}
-
-function tooLarge(path: string, size: number, max: number): SatchelError {
-  return new SatchelError(
-    'TOO_LARGE',
-    `${path} is ${size} bytes or more; files moved to or from a CodeSandbox sandbox are limited to ${max} bytes (the SDK moves each file whole, in memory)`,
-    { path, size, limit: max },
-  );
-}
-
 /** The tree rooted at `root` (absolute, in the VM: e.g. the client's `workspacePath`). */
 export class CodeSandboxTree implements SyncTree {
   readonly description: string;
   private readonly maxFileBytes: number;
   private readonly aliases: readonly string[];
+  private readonly callTimeoutMs: number;
   /** Whether rename replaces an existing target; probed on the first replace. */
   private clobbers: Promise<boolean> | null = null;
 
@@ -93,12 +91,13 @@ export class CodeSandboxTree implements SyncTree {
     private readonly fs: CsbFileSystem,
     readonly root: string,
     sandboxId: string,
-    options: CodeSandboxTreeOptions = {},
+    private readonly options: CodeSandboxTreeOptions = {},
   ) {
     this.description = `codesandbox:${sandboxId}:${root}`;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.aliases =
       options.watchAliases ?? (root === '/project/workspace' ? ['/project/sandbox'] : []);
+    this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   }
 
   private abs(path: string): string {
@@ -108,20 +107,27 @@ export class CodeSandboxTree implements SyncTree {
   /** `fs.stat`, null only for ENOENT; other failures throw (codesandbox-errors.ts). */
   private async statOrNull(path: string): Promise<CsbStat | null> {
     try {
-      return await this.fs.stat(this.abs(path));
+      return await this.stat_(this.abs(path));
     } catch (error) {
       if (isMissing(error)) return null;
-      throw fsError(error, 'stat', this.abs(path));
+      throw error;
     }
   }
 
-  /** Runs one SDK call, its failure translated (codesandbox-errors.ts). */
-  private async call<T>(name: string, path: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      throw fsError(error, name, path);
-    }
+  /** `fs.stat` of an absolute path, bounded, with the mtime in ms. */
+  private async stat_(abs: string): Promise<CsbStat> {
+    const st = await this.call('stat', abs, () => this.fs.stat(abs));
+    return { ...st, mtime: mtimeMs(st.mtime) };
+  }
+
+  /** Runs one SDK call, bounded and its failure translated (codesandbox-errors.ts). */
+  private call<T>(name: string, path: string, run: () => Promise<T>, bytes = 0): Promise<T> {
+    return boundedCall(name, path, this.callTimeoutMs, run, bytes);
+  }
+
+  /** An SDK call whose failure loses nothing (clean-up): bounded, any failure ignored. */
+  private async tidy(name: string, path: string, run: () => Promise<unknown>): Promise<void> {
+    await this.call(name, path, run).catch(() => undefined);
   }
 
   async exists(): Promise<boolean> {
@@ -147,14 +153,14 @@ export class CodeSandboxTree implements SyncTree {
       if (st === null) {
         if (!create) return false;
         let failure: unknown = null;
-        await this.fs.mkdir(this.abs(rel), i === 0).catch((error: unknown) => {
-          failure = error;
-        });
+        await this.call('mkdir', this.abs(rel), () => this.fs.mkdir(this.abs(rel), i === 0)).catch(
+          (error: unknown) => {
+            failure = error;
+          },
+        );
         st = await this.statOrNull(rel);
         if (st === null) {
-          throw failure === null
-            ? codedError(`${rel} could not be created`, 'ENOENT')
-            : fsError(failure, 'mkdir', this.abs(rel));
+          throw failure === null ? codedError(`${rel} could not be created`, 'ENOENT') : failure;
         }
       }
       if (st.isSymlink) throw new SymlinkInPathError(rel);
@@ -193,10 +199,10 @@ export class CodeSandboxTree implements SyncTree {
       await eachLimit(level, LIST_CONCURRENCY, async (dir) => {
         let entries: CsbDirEntry[];
         try {
-          entries = await this.fs.readdir(this.abs(dir));
+          entries = await this.call('readdir', this.abs(dir), () => this.fs.readdir(this.abs(dir)));
         } catch (error) {
           if (isMissing(error)) return;
-          throw fsError(error, 'readdir', this.abs(dir));
+          throw error;
         }
         for (const e of entries) {
           const path = dir === '' ? e.name : `${dir}/${e.name}`;
@@ -235,7 +241,8 @@ export class CodeSandboxTree implements SyncTree {
     if (entry?.type === 'symlink') throw new SymlinkInPathError(path);
     if (entry === null) throw codedError(`${path} does not exist`, 'ENOENT');
     if (entry.size > this.maxFileBytes) throw tooLarge(path, entry.size, this.maxFileBytes);
-    yield await this.call('readFile', this.abs(path), () => this.fs.readFile(this.abs(path)));
+    const abs = this.abs(path);
+    yield await this.call('readFile', abs, () => this.fs.readFile(abs), entry.size);
   }
 
   /**
@@ -250,13 +257,14 @@ export class CodeSandboxTree implements SyncTree {
       await this.call('writeFile', to, () => this.fs.writeFile(to, Buffer.from('old')));
       let replaced = false;
       try {
-        await this.fs.rename(from, to, true);
-        replaced = Buffer.from(await this.fs.readFile(to)).toString() === 'new';
+        await this.call('rename', to, () => this.fs.rename(from, to, true));
+        const read = await this.call('readFile', to, () => this.fs.readFile(to));
+        replaced = Buffer.from(read).toString() === 'new';
       } catch {
-        // Refused: the VM will not rename over a file.
+        // Refused (or no answer): moving the old file aside first is safe either way.
       }
-      await this.fs.remove(from, false).catch(() => undefined);
-      await this.fs.remove(to, false).catch(() => undefined);
+      await this.tidy('remove', from, () => this.fs.remove(from, false));
+      await this.tidy('remove', to, () => this.fs.remove(to, false));
       return replaced;
     })();
     return this.clobbers;
@@ -271,8 +279,11 @@ export class CodeSandboxTree implements SyncTree {
   private async replace(path: string, data: Uint8Array): Promise<void> {
     await this.folders([STATE_DIR, 'tmp'], true);
     const tmp = this.abs(`${STATE_DIR}/tmp/${randomUUID()}`);
-    await this.call('writeFile', tmp, () =>
-      this.fs.writeFile(tmp, data, { create: true, overwrite: true }),
+    await this.call(
+      'writeFile',
+      tmp,
+      () => this.fs.writeFile(tmp, data, { create: true, overwrite: true }),
+      data.byteLength,
     );
     const target = this.abs(path);
     try {
@@ -288,19 +299,19 @@ export class CodeSandboxTree implements SyncTree {
       try {
         await this.call('rename', target, () => this.fs.rename(tmp, target, false));
       } catch (error) {
-        await this.fs.rename(aside, target, false).catch(() => undefined);
+        await this.tidy('rename', target, () => this.fs.rename(aside, target, false));
         throw error;
       }
-      await this.fs.remove(aside, false).catch(() => undefined);
+      await this.tidy('remove', aside, () => this.fs.remove(aside, false));
     } catch (error) {
-      await this.fs.remove(tmp, false).catch(() => undefined);
+      await this.tidy('remove', tmp, () => this.fs.remove(tmp, false));
       throw error;
     }
   }
 
   async write(path: string, content: AsyncIterable<Uint8Array>): Promise<WrittenFile> {
     await this.replace(path, await collect(content, this.maxFileBytes, path));
-    const st = await this.call('stat', this.abs(path), () => this.fs.stat(this.abs(path)));
+    const st = await this.stat_(this.abs(path));
     return { size: st.size, mtimeMs: st.mtime };
   }
 
@@ -316,9 +327,10 @@ export class CodeSandboxTree implements SyncTree {
     // Folders the file left empty go too; best effort: a failure here loses nothing.
     let dir = parentOf(path);
     while (dir !== '') {
-      const left = await this.fs.readdir(this.abs(dir)).catch(() => null);
+      const abs = this.abs(dir);
+      const left = await this.call('readdir', abs, () => this.fs.readdir(abs)).catch(() => null);
       if (left === null || left.length > 0) return;
-      await this.fs.remove(this.abs(dir), false);
+      await this.tidy('remove', abs, () => this.fs.remove(abs, false));
       dir = parentOf(dir);
     }
   }
@@ -337,9 +349,8 @@ export class CodeSandboxTree implements SyncTree {
     if (!(await this.folders([STATE_DIR], false)) || (await this.entry(path)) === null) {
       return null;
     }
-    const bytes = await this.call('readFile', this.abs(path), () =>
-      this.fs.readFile(this.abs(path)),
-    );
+    const abs = this.abs(path);
+    const bytes = await this.call('readFile', abs, () => this.fs.readFile(abs));
     return Buffer.from(bytes).toString('utf8');
   }
 
@@ -352,37 +363,20 @@ export class CodeSandboxTree implements SyncTree {
     await this.writeState(name, `${(await this.readState(name)) ?? ''}${text}`);
   }
 
-  /** The tree path of a path in a watch event (absolute, under an alias, or relative). */
-  private treePath(vmPath: string): string | null {
-    for (const base of [this.root, ...this.aliases]) {
-      const prefix = `${base}/`;
-      if (vmPath.startsWith(prefix)) return vmPath.slice(prefix.length);
-      // The SDK rewrites `home/<user>/workspace/` to `sandbox/` without the leading slash.
-      if (`/${vmPath}`.startsWith(prefix)) return vmPath.slice(prefix.length - 1);
-    }
-    return vmPath.startsWith('/') ? null : vmPath;
-  }
-
-  /** Events come in batches; each event may name several paths. */
-  async watch(onChange: (paths: readonly string[]) => void): Promise<TreeWatcher> {
-    const watcher = await this.call('watch', this.root, () =>
-      this.fs.watch(this.root, {
-        recursive: true,
-        excludes: [`${STATE_DIR}/**`, '.git/**'],
-      }),
-    );
-    const subscription = watcher.onEvent((event) => {
-      const paths = event.paths
-        .map((p) => this.treePath(p))
-        .filter((p): p is string => p !== null && p !== '' && !p.startsWith(STATE_DIR));
-      if (paths.length > 0) onChange(paths);
+  /**
+   * Events come in batches; each event may name several paths. A watch lost to a reconnect is
+   * set up again, and `onRescan` told that events may have been missed (codesandbox-watch.ts).
+   */
+  watch(onChange: (paths: readonly string[]) => void, onRescan?: () => void): Promise<TreeWatcher> {
+    return watchTree({
+      fs: this.fs,
+      root: this.root,
+      aliases: this.aliases,
+      call: (run) => this.call('watch', this.root, run),
+      ...(this.options.connection === undefined ? {} : { connection: this.options.connection }),
+      onChange,
+      ...(onRescan === undefined ? {} : { onRescan }),
     });
-    return {
-      close: async () => {
-        subscription.dispose();
-        watcher.dispose();
-      },
-    };
   }
 }
 

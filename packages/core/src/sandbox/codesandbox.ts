@@ -9,7 +9,12 @@
  */
 import { SatchelError } from '@satchel/client/errors.js';
 import { STATE_DIR } from '@satchel/client/sync/tree.js';
-import { lifecycleError } from './codesandbox-errors.js';
+import {
+  boundedCall,
+  DEFAULT_CALL_TIMEOUT_MS,
+  isMissing,
+  lifecycleError,
+} from './codesandbox-errors.js';
 import { CodeSandboxTree, type CsbFileSystem } from './codesandbox-tree.js';
 import type {
   BootKind,
@@ -51,7 +56,9 @@ export interface CsbClient {
   readonly workspacePath: string;
   onStateChange(listener: (state: string) => void): Disposable;
   keepActiveWhileConnected(enabled: boolean): void;
+  /** Waits for every call in flight first: one that is never answered keeps it waiting. */
   disconnect(): Promise<void>;
+  dispose(): void;
 }
 
 /** A started sandbox (class Sandbox). */
@@ -146,6 +153,8 @@ export interface CodeSandboxOptions {
   readonly commandTimeoutMs?: number;
   /** Files above this size are refused (CodeSandboxTree). Default 64 MiB. */
   readonly maxFileBytes?: number;
+  /** How long one fs call may take, ms (CodeSandboxTree). Default 30 000. */
+  readonly callTimeoutMs?: number;
 }
 
 /** Sandboxes on CodeSandbox (or anything implementing the SDK's interfaces). */
@@ -169,10 +178,11 @@ export class CodeSandboxProvider implements SandboxProvider {
     this.clients.set(sandbox.id, client);
     if (boot === 'clean' || boot === 'new') await this.waitForSetup(client, sandbox.id);
     const root = this.options.root ?? client.workspacePath;
+    const { maxFileBytes, callTimeoutMs } = this.options;
     const tree = new CodeSandboxTree(client.fs, root, sandbox.id, {
-      ...(this.options.maxFileBytes === undefined
-        ? {}
-        : { maxFileBytes: this.options.maxFileBytes }),
+      connection: client,
+      ...(maxFileBytes === undefined ? {} : { maxFileBytes }),
+      ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
     });
     if (boot === 'new') await this.forget(client, root, tree);
     return {
@@ -201,7 +211,14 @@ export class CodeSandboxProvider implements SandboxProvider {
    * the template's files are recorded (template.ts) so runInSandbox does not upload them.
    */
   private async forget(client: CsbClient, root: string, tree: CodeSandboxTree): Promise<void> {
-    await client.fs.remove(`${root}/${STATE_DIR}`, true).catch(() => undefined);
+    const state = `${root}/${STATE_DIR}`;
+    const ms = this.options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    // Not discarded means not this sandbox's to trust: the run stops rather than sync on it.
+    await boundedCall('remove', state, ms, () => client.fs.remove(state, true)).catch(
+      (error: unknown) => {
+        if (!isMissing(error)) throw error;
+      },
+    );
     const files = await tree.list((dir) => dir === '.git');
     const paths = files.filter((f) => f.type === 'file').map((f) => f.path);
     await tree.writeState(TEMPLATE_STATE, `${JSON.stringify(paths.sort())}\n`);
@@ -291,10 +308,12 @@ export class CodeSandboxProvider implements SandboxProvider {
     return this.open(sandbox, BOOT[sandbox.bootupType] ?? 'clean');
   }
 
+  /** Disconnects, or drops the connection when calls still in flight hold it up past 5 s. */
   private async disconnect(id: string): Promise<void> {
     const client = this.clients.get(id);
     this.clients.delete(id);
-    await client?.disconnect().catch(() => undefined);
+    if (client === undefined) return;
+    await within(client.disconnect(), 5000, 'disconnecting').catch(() => client.dispose());
   }
 
   async hibernate(id: string): Promise<void> {

@@ -30,8 +30,8 @@ export type Fault =
 export interface WireOptions {
   /** The API key the REST calls must carry. */
   readonly apiKey?: string;
-  /** Delay before every answer, ms. */
-  readonly latencyMs?: number;
+  /** Delay before every answer, ms; or per pitcher method (`fs/stat`…, `rest` for REST calls). */
+  readonly latencyMs?: number | Readonly<Record<string, number>>;
   /** Whether fs/rename replaces an existing target (unknown on the real VM). Default true. */
   readonly renameClobbers?: boolean;
   /** Whether fs/mkdir of an existing folder fails with EEXIST. Default true. */
@@ -40,6 +40,21 @@ export interface WireOptions {
   readonly ansi?: boolean;
   /** Setup steps after CLEAN and FORK boots take this long, ms. Default 0. */
   readonly setupMs?: number;
+  /** A file (tree path) the setup steps write when they finish, as an install would. */
+  readonly setupFile?: string;
+  /** Unknown on the real VM: whether `fs/stat` follows a link (type of the target). Default false. */
+  readonly statFollowsLinks?: boolean;
+  /** Unknown on the real VM: the unit of `mtime` in `fs/stat`. Default `ms`. */
+  readonly mtimeUnit?: 'ms' | 's';
+  /**
+   * Unknown on the real VM: how watch events name paths — absolute (default), relative to the
+   * watched folder, or under `/project/sandbox` (another name of `/project/workspace`).
+   */
+  readonly watchPaths?: 'absolute' | 'relative' | 'sandbox';
+  /** Unknown on the real VM: whether the watch honours `excludes`. Default true. */
+  readonly watchExcludes?: boolean;
+  /** Hibernate a sandbox nobody sent a message for this long, ms (keep-alives count). */
+  readonly idleHibernateMs?: number;
 }
 
 /** Answers an `fs/*` call; `abs(key)` is the local path of parameter `key` (default `path`). */
@@ -47,7 +62,7 @@ export async function vmFs(
   method: string,
   p: Record<string, unknown>,
   abs: (key?: string) => string,
-  options: { readonly renameClobbers?: boolean; readonly mkdirExistingFails?: boolean },
+  options: WireOptions,
 ): Promise<unknown> {
   switch (method) {
     case 'fs/readFile':
@@ -68,14 +83,16 @@ export async function vmFs(
       });
       return {};
     case 'fs/stat': {
-      const st = await nodeFs.lstat(abs());
+      const own = await nodeFs.lstat(abs());
+      const st = own.isSymbolicLink() && options.statFollowsLinks ? await nodeFs.stat(abs()) : own;
+      const unit = options.mtimeUnit === 's' ? 1000 : 1;
       return {
         type: st.isDirectory() ? 1 : 0,
-        isSymlink: st.isSymbolicLink(),
+        isSymlink: own.isSymbolicLink(),
         size: st.size,
-        mtime: st.mtimeMs,
-        ctime: st.ctimeMs,
-        atime: st.atimeMs,
+        mtime: Math.floor(st.mtimeMs / unit),
+        ctime: Math.floor(st.ctimeMs / unit),
+        atime: Math.floor(st.atimeMs / unit),
       };
     }
     case 'fs/rename': {
@@ -168,34 +185,76 @@ export interface WatchEvent {
   type: 'add' | 'change' | 'remove';
 }
 
+/** What `fs/watch` was asked for, and how the stand-in names paths in events. */
+export interface WatchRequest {
+  /** The watched folder on this machine. */
+  readonly local: string;
+  /** The watched folder in the VM. */
+  readonly path: string;
+  readonly excludes: readonly string[];
+  readonly options: WireOptions;
+}
+
+/** Whether `rel` matches one of the watch's `excludes` (`dir/**` patterns). */
+function excluded(rel: string, excludes: readonly string[]): boolean {
+  return excludes.some((pattern) => {
+    const dir = pattern.replace(/\/\*\*$/, '');
+    return rel === dir || rel.startsWith(`${dir}/`);
+  });
+}
+
 /**
- * Watches `root` (the VM path `path`) and hands over its events in batches every 20 ms, paths
- * absolute in the VM. Returns what stops it.
+ * Watches a folder and hands over its events in batches every 20 ms, as the VM's agent does:
+ * `add` (a path that appeared), `remove` (one that went), `change` (content), consecutive
+ * events of one type merged into one naming several paths. Returns what stops it.
  */
 export function watchBatches(
-  root: string,
-  path: string,
+  request: WatchRequest,
   send: (events: WatchEvent[]) => void,
 ): () => void {
+  const { local, path, excludes, options } = request;
+  const name = (rel: string): string => {
+    if (options.watchPaths === 'relative') return rel;
+    if (options.watchPaths === 'sandbox') return `/project/sandbox/${rel}`;
+    return `${path}/${rel}`;
+  };
   let pending: WatchEvent[] = [];
+  let timer: NodeJS.Timeout | null = null;
   const stop = new AbortController();
-  const watcher = nodeFs.watch(root, { recursive: true, signal: stop.signal });
+  const watcher = nodeFs.watch(local, { recursive: true, signal: stop.signal });
+  const push = (type: WatchEvent['type'], rel: string): void => {
+    const last = pending[pending.length - 1];
+    if (last?.type === type) last.paths.push(name(rel));
+    else pending.push({ type, paths: [name(rel)] });
+    timer ??= setTimeout(() => {
+      timer = null;
+      const batch = pending;
+      pending = [];
+      if (batch.length > 0 && !stop.signal.aborted) send(batch);
+    }, 20);
+  };
   void (async () => {
     try {
       for await (const event of watcher) {
-        if (event.filename === null) continue;
-        pending.push({ paths: [`${path}/${event.filename}`], type: 'change' });
-        setTimeout(() => {
-          if (pending.length === 0) return;
-          send(pending);
-          pending = [];
-        }, 20);
+        const rel = event.filename;
+        if (rel === null || (options.watchExcludes !== false && excluded(rel, excludes))) continue;
+        if (event.eventType === 'change') push('change', rel);
+        else {
+          const there = await nodeFs.lstat(join(local, rel)).then(
+            () => true,
+            () => false,
+          );
+          push(there ? 'add' : 'remove', rel);
+        }
       }
     } catch {
       // closed
     }
   })();
-  return () => stop.abort();
+  return () => {
+    stop.abort();
+    if (timer !== null) clearTimeout(timer);
+  };
 }
 
 /** A failed call as the pitcher answers it: fs errors as code 102 with their errno. */
@@ -217,4 +276,36 @@ export function setupProgress(done: boolean) {
     ],
     currentStepIndex: 0,
   };
+}
+
+/** What `POST /vm/:id/start` answers: how the VM booted and where its agent listens. */
+export function session(pitcherUrl: string, id: string, bootupType: string, workspace: string) {
+  return {
+    bootup_type: bootupType,
+    cluster: 'local',
+    pitcher_url: pitcherUrl,
+    pitcher_token: `token-${id}`,
+    workspace_path: workspace,
+    user_workspace_path: workspace,
+    pitcher_manager_version: '0.0.0',
+    pitcher_version: '0.0.0',
+    latest_pitcher_version: '0.0.0',
+  };
+}
+
+/**
+ * Idle hibernation: calls `hibernate` once `vm` has had no message for `idle` ms while running
+ * (the SDK's keep-alive, `system/update` every 10 s, counts as a message).
+ */
+export function whenIdle(
+  vm: { readonly status: string; lastActivity: number },
+  idle: number,
+  hibernate: () => void,
+): void {
+  vm.lastActivity = Date.now();
+  const timer = setInterval(() => {
+    if (vm.status === 'running' && Date.now() - vm.lastActivity <= idle) return;
+    clearInterval(timer);
+    if (vm.status === 'running') hibernate();
+  }, 100).unref();
 }

@@ -2,23 +2,21 @@
  * A wire-level stand-in for CodeSandbox: a local server speaking what @codesandbox/sdk 2.4.2
  * speaks, so the real SDK runs unmodified against it (`new CodeSandbox(key, { baseUrl })`).
  *
- * - REST (the SDK's API client): `POST /sandbox/:id/fork`, `POST /vm/:id/start|hibernate|
- *   shutdown`, answers in `{ data }`, failures as `{ errors: [...] }` with the status the SDK
- *   turns into its messages (404 "Sandbox not found", 403 "Unauthorized", 429 RateLimitError,
- *   503 "overloaded").
- * - The sandbox connection (pitcher): a WebSocket at the `pitcher_url` the start call returns,
- *   msgpack frames `{ id, method, params }` answered `{ id, result }` or `{ id, error: { code,
- *   message, data } }`, notifications `{ method, params }`. Implemented: client/join, setup/get
- *   (+ setup/progress), system/update, fs/readFile|readdir|writeFile|stat|rename|remove|mkdir|
- *   watch|unwatch (+ fs/watchEvent, batched), shell/create|terminate|rename|in (+ shell/out,
- *   shell/exit), system/hibernate on hibernation. fs errors are code 102 with `data.errno`, which
- *   the SDK turns into `Error("<errno>: <message>")` with no `.code`.
+ * - REST: `POST /sandbox/:id/fork`, `POST /vm/:id/start|hibernate|shutdown`, answers in
+ *   `{ data }`, failures as `{ errors: [...] }` with the status the SDK turns into its messages
+ *   (404 "Sandbox not found", 401/403, 429 RateLimitError, 503).
+ * - The sandbox connection (pitcher): a WebSocket at the start call's `pitcher_url`, msgpack
+ *   `{ id, method, params }` answered `{ id, result }` or `{ id, error }`, notifications
+ *   `{ method, params }`: client/join, setup/get (+ setup/progress), system/update (the SDK's
+ *   keep-alive), fs/* (+ fs/watchEvent in batches of add/change/remove), shell/* (+ shell/out,
+ *   shell/exit), system/hibernate. fs errors are code 102 with `data.errno`, which the SDK turns
+ *   into `Error("<errno>: <message>")` with no `.code`.
  *
- * Each sandbox is a directory playing the VM's `/`. Boot states: a fork boots FORK (the
- * template's files present), a hibernated sandbox RESUME, a shut-down one CLEAN with its files,
- * an archived one CLEAN from "git": files its root .gitignore matches dropped, every mtime new.
- * Shells run `bash -c` with stdout and stderr merged, LF written as CRLF (a PTY), stdin open
- * and never written (a prompt waits forever, as in a PTY nobody types into).
+ * Each sandbox is a directory playing the VM's `/`. A fork boots FORK (the template's files
+ * present), a hibernated sandbox RESUME, a shut-down one CLEAN with its files, an archived one
+ * CLEAN from "git" (gitignored files dropped, every mtime new). Shells run `bash -c`, output
+ * merged and CRLF (a PTY), stdin open and never written. What the real VM does is unknown for
+ * some calls: those are options (codesandbox-wire-vm.ts), tested both ways.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -32,11 +30,13 @@ import {
   type Fault,
   kill,
   restoreFromGit,
+  session,
   setupProgress,
   spawnPtyShell,
   vmFs,
   type WireOptions,
   watchBatches,
+  whenIdle,
   wireError,
 } from './codesandbox-wire-vm.js';
 
@@ -45,6 +45,14 @@ export type { Fault, WireOptions };
 const WORKSPACE = '/project/workspace';
 
 type Status = 'running' | 'hibernated' | 'shutdown' | 'archived' | 'forked';
+/** What `bootup_type` a start reports for a sandbox in each state. */
+const BOOTUP: Readonly<Record<Status, string>> = {
+  running: 'RUNNING',
+  hibernated: 'RESUME',
+  forked: 'FORK',
+  shutdown: 'CLEAN',
+  archived: 'CLEAN',
+};
 type Params = Record<string, unknown>;
 
 interface Vm {
@@ -58,6 +66,9 @@ interface Vm {
 /** The stand-in: `baseUrl` for `new CodeSandbox(key, { baseUrl })`. */
 export class CodeSandboxWire {
   readonly calls: string[] = [];
+  /** The most pitcher calls that were in flight at once (reset it to measure a stretch). */
+  maxInFlight = 0;
+  private inFlight = 0;
   private readonly vms = new Map<string, Vm>();
   private readonly roots = new Map<string, string>();
   private readonly faults: Array<{ method: string; fault: Fault; path?: string }> = [];
@@ -137,6 +148,11 @@ export class CodeSandboxWire {
     vm.status = 'hibernated';
   }
 
+  /** The network drops `id`'s connections; the sandbox keeps running (the SDK reconnects). */
+  dropConnections(id: string): void {
+    for (const ws of this.vms.get(id)?.sockets ?? []) ws.terminate();
+  }
+
   /** Dormant long enough to be archived: the next start is CLEAN from "git". */
   archive(id: string): void {
     const vm = this.vms.get(id);
@@ -165,12 +181,11 @@ export class CodeSandboxWire {
     return taken?.fault ?? null;
   }
 
-  private async delay(): Promise<void> {
-    const ms = this.options.latencyMs ?? 0;
+  private async delay(method: string): Promise<void> {
+    const { latencyMs } = this.options;
+    const ms = typeof latencyMs === 'number' ? latencyMs : (latencyMs?.[method] ?? 0);
     if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
   }
-
-  // ---- REST ----
 
   private async rest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -180,7 +195,7 @@ export class CodeSandboxWire {
     for await (const _ of req) {
       // The bodies (privacy, tags, start options) change nothing here.
     }
-    await this.delay();
+    await this.delay('rest');
     const url = new URL(req.url ?? '/', 'http://x');
     const match = /^\/(sandbox|vm)\/([^/]+)\/(fork|start|hibernate|shutdown)$/.exec(url.pathname);
     if (req.method !== 'POST' || !match) return send(404, { errors: ['no such route'] });
@@ -216,37 +231,25 @@ export class CodeSandboxWire {
 
   private async boot(id: string, vm: Vm) {
     const before = vm.status;
-    const bootupType =
-      before === 'running'
-        ? 'RUNNING'
-        : before === 'hibernated'
-          ? 'RESUME'
-          : before === 'forked'
-            ? 'FORK'
-            : 'CLEAN';
+    const bootupType = BOOTUP[before];
     if (before === 'archived') await restoreFromGit(this.treePath(id));
     vm.status = 'running';
+    const idle = this.options.idleHibernateMs;
+    if (before !== 'running' && idle !== undefined) whenIdle(vm, idle, () => this.hibernateNow(id));
     if (bootupType === 'CLEAN' || bootupType === 'FORK') {
-      vm.setupDone = (this.options.setupMs ?? 0) === 0;
+      const { setupMs = 0, setupFile } = this.options;
+      vm.setupDone = setupMs === 0 && setupFile === undefined;
       if (!vm.setupDone) {
-        setTimeout(() => {
+        setTimeout(async () => {
+          if (setupFile !== undefined)
+            await nodeFs.writeFile(this.treePath(id, setupFile), 'set up\n');
           vm.setupDone = true;
           this.notifyAll(vm, 'setup/progress', setupProgress(vm.setupDone));
-        }, this.options.setupMs).unref();
+        }, setupMs).unref();
       }
     }
     const address = this.server?.address() as AddressInfo;
-    return {
-      bootup_type: bootupType,
-      cluster: 'local',
-      pitcher_url: `ws://127.0.0.1:${address.port}/pitcher/${id}`,
-      pitcher_token: `token-${id}`,
-      workspace_path: WORKSPACE,
-      user_workspace_path: WORKSPACE,
-      pitcher_manager_version: '0.0.0',
-      pitcher_version: '0.0.0',
-      latest_pitcher_version: '0.0.0',
-    };
+    return session(`ws://127.0.0.1:${address.port}/pitcher/${id}`, id, bootupType, WORKSPACE);
   }
 
   // ---- pitcher ----
@@ -287,7 +290,12 @@ export class CodeSandboxWire {
     vm.lastActivity = Date.now();
     const path = typeof message.params?.path === 'string' ? message.params.path : undefined;
     const fault = this.takeFault(message.method, path);
-    await this.delay();
+    this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
+    try {
+      await this.delay(message.method);
+    } finally {
+      this.inFlight--;
+    }
     if (fault?.kind === 'hang') return;
     if (fault?.kind === 'disconnect') {
       ws.terminate();
@@ -331,7 +339,7 @@ export class CodeSandboxWire {
       case 'fs/mkdir':
         return vmFs(method, p, (key = 'path') => this.abs(id, p[key]), this.options);
       case 'fs/watch':
-        return { watchId: this.watch(ws, id, String(p.path)) };
+        return { watchId: this.watch(ws, id, String(p.path), (p.excludes ?? []) as string[]) };
       case 'fs/unwatch':
         return {};
       case 'shell/create':
@@ -350,9 +358,10 @@ export class CodeSandboxWire {
   }
 
   /** Batches of events every 20 ms, paths absolute in the VM. */
-  private watch(ws: WebSocket, id: string, path: string): string {
+  private watch(ws: WebSocket, id: string, path: string, excludes: readonly string[]): string {
     const watchId = `w${this.nextWatch++}`;
-    const stop = watchBatches(this.abs(id, path), path, (events) =>
+    const request = { local: this.abs(id, path), path, excludes, options: this.options };
+    const stop = watchBatches(request, (events) =>
       this.send(ws, { method: 'fs/watchEvent', params: { watchId, events } }),
     );
     ws.on('close', stop);
