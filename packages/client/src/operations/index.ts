@@ -7,6 +7,7 @@ import * as access from './access.js';
 import * as audit from './audit.js';
 import * as batch from './batch.js';
 import * as files from './files.js';
+import * as forks from './forks.js';
 import * as locks from './locks.js';
 import type { MethodOf } from './operation.js';
 import * as redaction from './redaction.js';
@@ -28,6 +29,7 @@ export const OPERATIONS = {
   ...snapshots,
   ...redaction,
   ...undo,
+  ...forks,
   ...search,
   ...locks,
   ...access,

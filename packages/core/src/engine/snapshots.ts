@@ -44,8 +44,8 @@ function snapshotNotFound(workspace: string, name: string): SatchelError {
 
 /**
  * The seq an `at` names in `ws`: a seq (a string of digits is one) no later than the head, or a
- * snapshot's name. INVALID_INPUT past the head (nothing is there yet), NOT_FOUND for a name the
- * workspace has no snapshot of.
+ * snapshot's name. INVALID_INPUT past the head (nothing is there yet) or before a fork's fork
+ * point, NOT_FOUND for a name the workspace has no snapshot of.
  */
 export async function resolveAt(
   q: MetadataQueries,
@@ -62,12 +62,32 @@ export async function resolveAt(
         { field, [field]: String(at), head: ws.seq },
       );
     }
+    if (seq < ws.seq) await refuseBeforeFork(q, ws, seq, field);
     return seq;
   }
   const name = snapshotName(at);
   const snapshot = await q.past.snapshot(ws.id, name);
   if (!snapshot) throw snapshotNotFound(ws.name, name);
   return snapshot.seq;
+}
+
+/**
+ * INVALID_INPUT when `seq` is before the fork point of `ws`: a fork holds its files as they were
+ * at that point, not the history before it (that is the source's to read).
+ */
+async function refuseBeforeFork(
+  q: MetadataQueries,
+  ws: WorkspaceRecord,
+  seq: number,
+  field: string,
+): Promise<void> {
+  const fork = await q.forks.get(ws.id);
+  if (fork === undefined || seq >= fork.seq) return;
+  throw new SatchelError(
+    'INVALID_INPUT',
+    `${field} ${seq} is before ${ws.name} was forked from ${fork.sourceName} at seq ${fork.seq}; read ${fork.sourceName} for its earlier history`,
+    { field, [field]: String(seq), forkedAt: fork.seq, source: fork.sourceName },
+  );
 }
 
 export async function createSnapshot(

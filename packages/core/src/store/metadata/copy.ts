@@ -52,6 +52,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { table: 'upload_parts', key: ['upload_id', 'start'] },
   { table: 'used_transfer_tokens', key: ['id'] },
   { table: 'snapshots', key: ['workspace_id', 'name'] },
+  { table: 'forks', key: ['workspace_id'] },
   // The full-text index follows the rows: FTS5 triggers on SQLite, a generated column on PostgreSQL.
   { table: 'passages', key: ['id'] },
   { table: 'search_state', key: ['workspace_id'] },

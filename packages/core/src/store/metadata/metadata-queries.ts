@@ -11,6 +11,7 @@ import { AccessQueries } from './access-queries.js';
 import { AuditQueries } from './audit-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { toBlob, toBlobMeta, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
+import { ForkQueries } from './fork-queries.js';
 import { GcQueries } from './gc-queries.js';
 import {
   BLOB,
@@ -63,6 +64,8 @@ export class MetadataQueries {
   readonly past: PastQueries;
   /** What each workspace stores: counters kept by triggers (usage-queries.ts). */
   readonly usage: UsageQueries;
+  /** Forks: their origin and merge base, the rows that make one (fork-queries.ts). */
+  readonly forks: ForkQueries;
 
   constructor(
     protected readonly db: Kysely<Database>,
@@ -81,6 +84,7 @@ export class MetadataQueries {
     this.uploads = new UploadQueries(db);
     this.past = new PastQueries(db);
     this.usage = new UsageQueries(db);
+    this.forks = new ForkQueries(db);
   }
 
   /**

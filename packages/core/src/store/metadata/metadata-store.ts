@@ -91,6 +91,7 @@ export class MetadataTx extends MetadataQueries {
       'upload_parts',
       'upload_sessions',
       'snapshots',
+      'forks',
       // Last: deleting the rows above updates it through its triggers.
       'workspace_usage',
     ] as const) {
