@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerAuditCommands } from './commands/audit.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerFileCommands } from './commands/files.js';
+import { registerForkCommands } from './commands/forks.js';
 import { registerGcCommand } from './commands/gc.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerInvitationCommands } from './commands/invitations.js';
@@ -84,6 +85,7 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerHistoryCommands(program, context);
   registerSnapshotCommands(program, context);
   registerUndoCommand(program, context);
+  registerForkCommands(program, context);
   registerLockCommands(program, context);
   registerKeyCommands(program, context);
   registerMemberCommands(program, context);

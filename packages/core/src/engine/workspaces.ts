@@ -109,7 +109,17 @@ export async function getWorkspace(ctx: EngineContext, rawName: string): Promise
     ...workspaceOut(row),
     ...(await ctx.store.workspaceStats(row.id)),
     settings: workspaceSettings(row.settings),
+    fork: await forkOrigin(ctx, row),
   };
+}
+
+/** Where `row` was forked from: the source as it was named then, and the seq. */
+async function forkOrigin(
+  ctx: EngineContext,
+  row: WorkspaceRecord,
+): Promise<{ source: string; seq: number } | null> {
+  const fork = await ctx.store.forks.get(row.id);
+  return fork ? { source: fork.sourceName, seq: fork.seq } : null;
 }
 
 /** Removes the workspace's metadata; its content stays until fsck reports it as orphaned. */
