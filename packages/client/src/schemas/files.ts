@@ -43,7 +43,7 @@ export const WorkspaceInfoSchema = WorkspaceSchema.extend({
   fork: z
     .object({ source: z.string(), seq: SeqSchema })
     .nullable()
-    .describe("where it was forked from, at which seq; null: not a fork"),
+    .describe('where it was forked from, at which seq; null: not a fork'),
 });
 export type WorkspaceInfo = z.infer<typeof WorkspaceInfoSchema>;
 
