@@ -11,9 +11,9 @@ import { validateWorkspaceName } from '@satchel/client/paths.js';
 import { type Fork, type ForkOptions, ForkOptionsSchema } from '@satchel/client/schemas/index.js';
 import { authorizeGlobal } from '../auth/authorize.js';
 import type { NameProbes } from '../auth/name-probes.js';
+import { resolveAt } from '../kernel/at.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { iso } from '../kernel/records.js';
-import { resolveAt } from './snapshots.js';
 import { insertWorkspace } from './workspaces.js';
 
 /**

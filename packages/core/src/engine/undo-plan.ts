@@ -11,6 +11,7 @@
  */
 import { SatchelError } from '@satchel/client/errors.js';
 import type { UndoAction, UndoConflict, UndoTarget } from '@satchel/client/schemas/index.js';
+import { resolveAt } from '../kernel/at.js';
 import type {
   EntryRecord,
   MetadataQueries,
@@ -18,7 +19,6 @@ import type {
   WorkspaceRecord,
 } from '../store/metadata/metadata-store.js';
 import type { UndoSelector } from '../store/metadata/past-queries.js';
-import { resolveAt } from './snapshots.js';
 import { keepTree } from './tree-guard.js';
 
 /** Most paths one undo may touch: its apply is one transaction. */

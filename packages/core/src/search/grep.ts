@@ -18,7 +18,7 @@ import {
   type GrepStop,
 } from '@satchel/client/schemas/index.js';
 import { RE2JS } from 're2js';
-import { resolveAt } from '../engine/snapshots.js';
+import { resolveAt } from '../kernel/at.js';
 import { blobBytes, isBinary, requireBlob } from '../kernel/content.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import type { EntryRecord } from '../store/metadata/metadata-store.js';

@@ -13,7 +13,7 @@ import {
   SearchOptionsSchema,
   type SearchResult,
 } from '@satchel/client/schemas/index.js';
-import { resolveAt } from '../engine/snapshots.js';
+import { resolveAt } from '../kernel/at.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { workspaceSettings } from '../kernel/workspace-settings.js';
 import type { PassageMatch } from '../store/metadata/dialect.js';
