@@ -16,6 +16,7 @@ import { historyTools } from './tools/history.js';
 import { lockTools } from './tools/locks.js';
 import { memberTools } from './tools/members.js';
 import { ownerTools } from './tools/owners.js';
+import { pastTools } from './tools/past.js';
 import { readTools } from './tools/read.js';
 import { searchTools } from './tools/search.js';
 import { snapshotTools } from './tools/snapshots.js';
@@ -55,6 +56,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   ...searchTools,
   ...historyTools,
   ...snapshotTools,
+  ...pastTools,
   ...transferTools,
   ...lockTools,
   ...workspaceTools,
