@@ -5,6 +5,7 @@ import { registerAuditCommands } from './commands/audit.js';
 import { registerCommentCommands, registerShareCommands } from './commands/comments.js';
 import { registerDataCommands } from './commands/data.js';
 import { registerFileCommands } from './commands/files.js';
+import { registerForkCommands } from './commands/forks.js';
 import { registerGcCommand } from './commands/gc.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerInvitationCommands } from './commands/invitations.js';
@@ -88,6 +89,7 @@ export function buildProgram(io: Io, context: Context = new Context(io)): Comman
   registerCommentCommands(program, context);
   registerShareCommands(program, context);
   registerUndoCommand(program, context);
+  registerForkCommands(program, context);
   registerLockCommands(program, context);
   registerKeyCommands(program, context);
   registerMemberCommands(program, context);

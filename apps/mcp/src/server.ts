@@ -17,6 +17,7 @@ import { historyTools } from './tools/history.js';
 import { lockTools } from './tools/locks.js';
 import { memberTools } from './tools/members.js';
 import { ownerTools } from './tools/owners.js';
+import { pastTools } from './tools/past.js';
 import { readTools } from './tools/read.js';
 import { searchTools } from './tools/search.js';
 import { snapshotTools } from './tools/snapshots.js';
@@ -57,6 +58,7 @@ export const ALL_TOOLS: readonly AnyTool[] = [
   ...historyTools,
   ...snapshotTools,
   ...commentTools,
+  ...pastTools,
   ...transferTools,
   ...lockTools,
   ...workspaceTools,

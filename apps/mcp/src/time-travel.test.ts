@@ -94,12 +94,13 @@ describe('at', () => {
     expect(errorOf(both)).toMatchObject({ code: 'INVALID_INPUT' });
   });
 
-  it('is listed as a seq or a name on the four reading tools', async () => {
+  it('is listed as a seq or a name on the four reading tools and fork_workspace', async () => {
     const client = await connect(await openEngine());
     const { tools } = await client.listTools();
     const withAt = tools.filter((t) => 'at' in (t.inputSchema.properties ?? {}));
     expect(withAt.map((t) => t.name).sort()).toEqual([
       'directory_tree',
+      'fork_workspace',
       'get_file_info',
       'list_directory',
       'read_text_file',

@@ -12,6 +12,7 @@ import { s3Bench } from './s3.js';
 import { searchBench } from './search.js';
 import { streamedWrite } from './stream.js';
 import { syncBench } from './sync.js';
+import { timeTravelBench } from './time-travel.js';
 import { undoBench } from './undo.js';
 import { type BenchConfig, type Benchmark, type Check, envInt, TMP_ROOT } from './util.js';
 import { wakeLatency } from './wake.js';
@@ -31,6 +32,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   s3: s3Bench,
   wake: wakeLatency,
   undo: undoBench,
+  'time-travel': timeTravelBench,
 };
 
 function diskOf(dir: string): string {

@@ -13,6 +13,7 @@ import { SatchelError } from '@satchel/client/errors.js';
 import type { Satchel } from '@satchel/client/operations/satchel.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessBehaviour } from './satchel.contract-access.js';
+import { forkBehaviour } from './satchel.contract-forks.js';
 import { treeBehaviour } from './satchel.contract-tree.js';
 import { uploadBehaviour } from './satchel.contract-uploads.js';
 import { webhookBehaviour } from './satchel.contract-webhooks.js';
@@ -112,6 +113,7 @@ export function runSatchelContract(name: string, make: () => Promise<SatchelFixt
 
     fileBehaviour(w);
     treeBehaviour(w);
+    forkBehaviour(w);
     accessBehaviour(w);
     webhookBehaviour(w);
     uploadBehaviour(w);

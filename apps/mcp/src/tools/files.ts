@@ -102,7 +102,7 @@ const editFile = defineTool({
   name: 'edit_file',
   title: 'Edit file',
   description:
-    'Replace exact text (each oldText must match once, or replaceAll) and return a diff; if one does not match, nothing is written.',
+    'Replace exact text (each oldText must match once, or replaceAll); returns a diff. Any mismatch: nothing is written.',
   operation: 'editFile',
   hints: { destructive: true, idempotent: false },
   input: {

@@ -90,8 +90,7 @@ const diffVersions = defineTool({
 const restoreVersion = defineTool({
   name: 'restore_version',
   title: 'Restore version',
-  description:
-    'Make an old version current again, as a new version (nothing is lost); also undeletes.',
+  description: 'Make an old version current again as a new version; also undeletes.',
   operation: 'restore',
   hints: { destructive: true, idempotent: true },
   input: {
@@ -123,7 +122,7 @@ const getChanges = defineTool({
   name: 'get_changes',
   title: 'Get changes',
   description:
-    'Changes after since (a seq), oldest first; pass the returned cursor as since to go on, waitSeconds to wait for the next.',
+    'Changes after since (a seq), oldest first; pass the returned cursor as since next; waitSeconds waits.',
   operation: 'listChanges',
   input: {
     workspace: WorkspaceArg,

@@ -12,7 +12,7 @@ const offerTransfer = defineTool({
   name: 'offer_transfer',
   title: 'Offer ownership',
   description:
-    'Owners: offer the workspace to a person (to), or to whoever holds the claim code; accept_transfer makes them owner.',
+    'Owners: offer the workspace to a person (to) or whoever has the claim code; they accept_transfer.',
   operation: 'offerTransfer',
   hints: { destructive: false, idempotent: false },
   input: {

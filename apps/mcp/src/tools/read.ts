@@ -73,7 +73,7 @@ const readTextFile = defineTool({
   name: 'read_text_file',
   title: 'Read text file',
   description:
-    'Read a text file, whole or by lines (head, tail, offset+limit), up to 256 KiB; ends with its seq and, if more follows, nextOffset.',
+    'Read a text file, whole or by lines (head, tail, offset+limit), up to 256 KiB; ends with its seq and any nextOffset.',
   operation: 'readText',
   input: {
     workspace: WorkspaceArg,

@@ -169,7 +169,7 @@ const ask = defineTool({
   name: 'ask',
   title: 'Ask',
   description:
-    'Answer a question from the files, citing path, seq and lines; without a language model on the server, the passages only.',
+    'Answer from the files, citing path, seq and lines (only passages without a server-side model).',
   operation: 'ask',
   input: {
     workspace: WorkspaceArg,

@@ -18,7 +18,7 @@ const createSnapshot = defineTool({
   name: 'create_snapshot',
   title: 'Create snapshot',
   description:
-    'Name the workspace as it is now (or at seq), e.g. before a risky change; read it later with at.',
+    'Name the workspace as it is now (or at seq), e.g. before a risky change; read it with at.',
   operation: 'createSnapshot',
   hints: { destructive: false, idempotent: false },
   input: {

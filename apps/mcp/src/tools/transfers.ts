@@ -22,7 +22,7 @@ const createUploadUrl = defineTool({
   name: 'create_upload_url',
   title: 'Create upload URL',
   description:
-    'A short-lived URL to upload a large or binary file outside the conversation: curl -T FILE URL.',
+    'A short-lived URL to upload a large or binary file outside the chat: curl -T FILE URL.',
   operation: 'createUploadUrl',
   hints: { destructive: true, idempotent: false },
   input: {

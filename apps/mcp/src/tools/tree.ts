@@ -53,7 +53,7 @@ const listDirectory = defineTool({
   name: 'list_directory',
   title: 'List directory',
   description:
-    "List a directory's entries by name, a page at a time (limit, default 100), with total and nextCursor.",
+    "A directory's entries by name, paged (limit, default 100), with total and nextCursor.",
   operation: 'list',
   input: {
     workspace: WorkspaceArg,

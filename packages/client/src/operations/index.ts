@@ -8,6 +8,7 @@ import * as audit from './audit.js';
 import * as batch from './batch.js';
 import * as comments from './comments.js';
 import * as files from './files.js';
+import * as forks from './forks.js';
 import * as locks from './locks.js';
 import type { MethodOf } from './operation.js';
 import * as redaction from './redaction.js';
@@ -31,6 +32,7 @@ export const OPERATIONS = {
   ...snapshots,
   ...redaction,
   ...undo,
+  ...forks,
   ...search,
   ...locks,
   ...access,

@@ -35,6 +35,7 @@ export const grep = operation({
       timeoutMs: 'integer',
       maxFiles: 'integer',
       maxBytes: 'integer',
+      at: 'string',
     },
   },
 });
@@ -52,7 +53,7 @@ export const search = operation({
   http: {
     method: 'GET',
     path: '/workspaces/:ws/search',
-    query: { q: 'string', path: 'string', limit: 'integer' },
+    query: { q: 'string', path: 'string', limit: 'integer', at: 'string' },
   },
 });
 

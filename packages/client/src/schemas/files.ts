@@ -40,6 +40,10 @@ export const WorkspaceInfoSchema = WorkspaceSchema.extend({
   bytes: z.number().int().describe('sum of the current files sizes'),
   versions: z.number().int().describe('stored versions, tombstones included'),
   settings: WorkspaceSettingsSchema,
+  fork: z
+    .object({ source: z.string(), seq: SeqSchema })
+    .nullable()
+    .describe('where it was forked from, at which seq; null: not a fork'),
 });
 export type WorkspaceInfo = z.infer<typeof WorkspaceInfoSchema>;
 

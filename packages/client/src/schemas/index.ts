@@ -153,6 +153,30 @@ export {
   WriteFileOptionsSchema,
   WriteOptionsSchema,
 } from './files.js';
+export type {
+  Fork,
+  ForkOptions,
+  MergeAction,
+  MergeChange,
+  MergeConflict,
+  MergeOptions,
+  MergePreview,
+  MergePreviewOptions,
+  MergeResult,
+  MergeSummary,
+} from './forks.js';
+export {
+  ForkOptionsSchema,
+  ForkSchema,
+  MergeActionSchema,
+  MergeChangeSchema,
+  MergeConflictSchema,
+  MergeOptionsSchema,
+  MergePreviewOptionsSchema,
+  MergePreviewSchema,
+  MergeResultSchema,
+  MergeSummarySchema,
+} from './forks.js';
 export type { CreateSnapshotOptions, RedactOptions, RedactResult, Snapshot } from './past.js';
 export {
   CreateSnapshotOptionsSchema,

@@ -1,6 +1,12 @@
 /** Schemas of grep, search, ask and the search index's status (see ../schemas.ts, docs/search.md). */
 import { z } from 'zod';
-import { CallOptionsSchema, IndexingSchema, QuotaLimitSchema, SeqSchema } from './files.js';
+import {
+  AtSchema,
+  CallOptionsSchema,
+  IndexingSchema,
+  QuotaLimitSchema,
+  SeqSchema,
+} from './files.js';
 
 export const UpdateWorkspaceSchema = CallOptionsSchema.extend({
   indexing: IndexingSchema.optional().describe('off drops the search index; on rebuilds it'),
@@ -18,6 +24,7 @@ export type UpdateWorkspace = z.infer<typeof UpdateWorkspaceSchema>;
 
 export const GrepOptionsSchema = CallOptionsSchema.extend({
   path: z.string().optional().describe('file or directory to search (default "/")'),
+  at: AtSchema.optional(),
   glob: z
     .string()
     .max(1000)
@@ -71,6 +78,9 @@ export type GrepResult = z.infer<typeof GrepResultSchema>;
 
 export const SearchOptionsSchema = CallOptionsSchema.extend({
   path: z.string().optional().describe('only passages of files at or beneath this path'),
+  at: AtSchema.optional().describe(
+    'search the files as they were at this seq or snapshot (a bounded scan)',
+  ),
   limit: z.number().int().min(1).max(100).optional().describe('most passages (default 10)'),
 });
 export type SearchOptions = z.infer<typeof SearchOptionsSchema>;
@@ -91,13 +101,16 @@ export const SearchHitSchema = z.object({
 });
 export type SearchHit = z.infer<typeof SearchHitSchema>;
 
-export const SearchModeSchema = z.enum(['bm25', 'hybrid']);
+export const SearchModeSchema = z.enum(['bm25', 'hybrid', 'scan']);
 
 export const SearchResultSchema = z.object({
   items: z.array(SearchHitSchema),
-  mode: SearchModeSchema.describe('hybrid when an embedding provider ranked passages too'),
+  mode: SearchModeSchema.describe(
+    'hybrid: an embedding provider ranked too; scan: `at` a past seq, the files then were read',
+  ),
   indexedSeq: SeqSchema.describe('the index reflects the workspace up to this seq'),
   headSeq: SeqSchema,
+  truncated: z.boolean().optional().describe('scan: a budget ended it before every file'),
 });
 export type SearchResult = z.infer<typeof SearchResultSchema>;
 

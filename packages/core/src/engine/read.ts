@@ -17,6 +17,7 @@ import {
   type TextSlice,
 } from '@satchel/client/schemas/index.js';
 import { checkTextOptions, sliceText } from '@satchel/client/text-lines.js';
+import { resolveAt } from '../kernel/at.js';
 import { blobBytes, inlineBytes, requireBlob } from '../kernel/content.js';
 import {
   type EngineContext,
@@ -29,7 +30,6 @@ import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { entryInfo, iso, versionInfo } from '../kernel/records.js';
 import type { BlobRecord, WorkspaceRecord } from '../store/metadata/metadata-store.js';
 import { resolveVersion } from './history.js';
-import { resolveAt } from './snapshots.js';
 
 /**
  * The FileInfo of the head or of version `seq`, with the blob of a file; the head's entry and

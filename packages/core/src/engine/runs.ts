@@ -34,9 +34,11 @@ import type { EngineServices } from './calls.js';
 import { listChanges } from './changes.js';
 import { addComment, getComment, listComments, resolveComment } from './comments.js';
 import { editFile } from './edit.js';
+import { forkWorkspace } from './fork.js';
 import { fsck } from './fsck.js';
 import { collectGarbage } from './gc.js';
 import { diff, listVersions } from './history.js';
+import { merge, previewMerge } from './merge.js';
 import { getWorkspaceUsage } from './quota.js';
 import { list, readFile, readText, stat } from './read.js';
 import { redact } from './redact.js';
@@ -127,6 +129,10 @@ export const RUNS: Runs = {
   restore: (ctx, [ws, path, seq, options]) => restore(ctx, ws, path, seq, options),
   previewUndo: (ctx, [ws, target, options]) => previewUndo(ctx, ws, target, options),
   undo: (ctx, [ws, target, options]) => undo(ctx, ws, target, options),
+  forkWorkspace: (ctx, [ws, name, options], s) =>
+    forkWorkspace(ctx, s.nameProbes, ws, name, options),
+  previewMerge: (ctx, [ws, from, options]) => previewMerge(ctx, ws, from, options),
+  merge: (ctx, [ws, from, options]) => merge(ctx, ws, from, options),
   listChanges: (ctx, [ws, options], s) => listChanges(ctx, s.changes, ws, options),
 
   grep: (ctx, [ws, pattern, options], s) => grep(ctx, s.grepWorkers, ws, pattern, options),

@@ -13,14 +13,12 @@ import {
   type PageOptions,
   PageOptionsSchema,
   type Snapshot,
-  SnapshotNameSchema,
 } from '@satchel/client/schemas/index.js';
-import { z } from 'zod';
+import { resolveAt, snapshotName, snapshotNotFound } from '../kernel/at.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { iso } from '../kernel/records.js';
-import type { MetadataQueries } from '../store/metadata/metadata-queries.js';
-import type { SnapshotRecord, WorkspaceRecord } from '../store/metadata/records.js';
+import type { SnapshotRecord } from '../store/metadata/records.js';
 
 function snapshotInfo(row: SnapshotRecord): Snapshot {
   return {
@@ -30,44 +28,6 @@ function snapshotInfo(row: SnapshotRecord): Snapshot {
     createdBy: row.createdBy,
     message: row.message,
   };
-}
-
-function snapshotName(name: unknown): string {
-  return parseOptions(z.object({ name: SnapshotNameSchema }), { name }).name;
-}
-
-function snapshotNotFound(workspace: string, name: string): SatchelError {
-  return new SatchelError('NOT_FOUND', `snapshot ${name} not found in ${workspace}`, {
-    snapshot: name,
-  });
-}
-
-/**
- * The seq an `at` names in `ws`: a seq (a string of digits is one) no later than the head, or a
- * snapshot's name. INVALID_INPUT past the head (nothing is there yet), NOT_FOUND for a name the
- * workspace has no snapshot of.
- */
-export async function resolveAt(
-  q: MetadataQueries,
-  ws: WorkspaceRecord,
-  at: number | string,
-  field = 'at',
-): Promise<number> {
-  if (typeof at === 'number' || /^[0-9]+$/.test(at)) {
-    const seq = Number(at);
-    if (!Number.isSafeInteger(seq) || seq > ws.seq) {
-      throw new SatchelError(
-        'INVALID_INPUT',
-        `${field} ${at} is past the head of ${ws.name} (seq ${ws.seq}); use ${ws.seq} or earlier`,
-        { field, [field]: String(at), head: ws.seq },
-      );
-    }
-    return seq;
-  }
-  const name = snapshotName(at);
-  const snapshot = await q.past.snapshot(ws.id, name);
-  if (!snapshot) throw snapshotNotFound(ws.name, name);
-  return snapshot.seq;
 }
 
 export async function createSnapshot(

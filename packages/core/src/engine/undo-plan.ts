@@ -10,8 +10,8 @@
  * beneath it (`not_empty`), and nothing is brought back beneath a file (`parent_is_file`).
  */
 import { SatchelError } from '@satchel/client/errors.js';
-import { isWithin, parentOf } from '@satchel/client/paths.js';
 import type { UndoAction, UndoConflict, UndoTarget } from '@satchel/client/schemas/index.js';
+import { resolveAt } from '../kernel/at.js';
 import type {
   EntryRecord,
   MetadataQueries,
@@ -19,13 +19,12 @@ import type {
   WorkspaceRecord,
 } from '../store/metadata/metadata-store.js';
 import type { UndoSelector } from '../store/metadata/past-queries.js';
-import { resolveAt } from './snapshots.js';
+import { keepTree } from './tree-guard.js';
 
 /** Most paths one undo may touch: its apply is one transaction. */
 export const MAX_UNDO_PATHS = 50_000;
 
 const ENTRY_BATCH = 500;
-const SUBTREE_PAGE = 1000;
 
 /** What the undo writes on one path. */
 export interface PlannedChange {
@@ -76,6 +75,9 @@ export async function resolveTarget(
     const before = await q.past.seqBefore(ws.id, Date.parse(target.sinceTime));
     since = Math.max(since, before ?? ws.seq);
   }
+  // A fork's versions up to its fork point are its starting state, not changes to take back.
+  const fork = await q.forks.get(ws.id);
+  if (fork !== undefined) since = Math.max(since, fork.seq);
   const who: UndoSelector = {
     ...(target.session === undefined ? {} : { session: target.session }),
     ...(target.principal === undefined ? {} : { author: target.principal }),
@@ -83,7 +85,8 @@ export async function resolveTarget(
   return { since, who };
 }
 
-async function entriesOf(
+/** The head entries of `paths` that exist, by path, read in batches. */
+export async function entriesOf(
   q: MetadataQueries,
   workspaceId: string,
   paths: readonly string[],
@@ -155,7 +158,10 @@ export async function planUndo(
       changes.set(path, { ...change, forced: foreign });
     }
   }
-  await keepTree(q, ws.id, changes, conflicts);
+  await keepTree(q, ws.id, changes, (change, reason) => {
+    const { path, head, base, last } = change;
+    conflicts.set(path, { path, reason, head, base, last });
+  });
   const byPath = (a: { path: string }, b: { path: string }) =>
     a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
   return {
@@ -166,84 +172,4 @@ export async function planUndo(
     conflicts: [...conflicts.values()].sort(byPath),
     unchanged,
   };
-}
-
-/**
- * Moves to `conflicts` the changes that would break the tree, until none would: removing a
- * directory (or replacing it by a file) while something stays beneath it, or bringing a path
- * back beneath what will be a file. Each move can only make more paths stay, so it ends.
- */
-async function keepTree(
-  q: MetadataQueries,
-  workspaceId: string,
-  changes: Map<string, PlannedChange>,
-  conflicts: Map<string, PlannedConflict>,
-): Promise<void> {
-  const entries = new Map<string, EntryRecord | undefined>();
-  const current = async (path: string) => {
-    if (!entries.has(path)) entries.set(path, await q.getEntry(workspaceId, path));
-    return entries.get(path);
-  };
-  // What a path is once the undo is applied: its target if it changes, its head otherwise.
-  const finalType = async (path: string): Promise<'file' | 'directory' | undefined> => {
-    const change = changes.get(path);
-    if (change) return change.target?.type;
-    return (await current(path))?.type;
-  };
-  const below = new Map<string, string[]>();
-  const livePathsBelow = async (dir: string): Promise<string[]> => {
-    let paths = below.get(dir);
-    if (!paths) {
-      paths = [];
-      for (let after: string | null = null; ; ) {
-        const page = await q.listEntries(workspaceId, dir, true, after, SUBTREE_PAGE);
-        paths.push(...page.map((e) => e.path));
-        const lastEntry = page.at(-1);
-        if (page.length < SUBTREE_PAGE || !lastEntry) break;
-        after = lastEntry.path;
-      }
-      below.set(dir, paths);
-    }
-    return paths;
-  };
-  const stay = (change: PlannedChange, reason: UndoConflict['reason']) => {
-    changes.delete(change.path);
-    const { path, head, base, last } = change;
-    conflicts.set(path, { path, reason, head, base, last });
-  };
-
-  for (let moved = true; moved; ) {
-    moved = false;
-    for (const change of [...changes.values()]) {
-      const clearsDirectory =
-        change.head?.type === 'directory' && change.target?.type !== 'directory';
-      if (clearsDirectory) {
-        const beneath = [
-          ...(await livePathsBelow(change.path)),
-          ...[...changes.keys()].filter((p) => p !== change.path && isWithin(p, change.path)),
-        ];
-        let occupied = false;
-        for (const path of beneath) {
-          if ((await finalType(path)) !== undefined) {
-            occupied = true;
-            break;
-          }
-        }
-        if (occupied) {
-          stay(change, 'not_empty');
-          moved = true;
-          continue;
-        }
-      }
-      if (change.target !== undefined) {
-        for (let dir = parentOf(change.path); dir !== '/'; dir = parentOf(dir)) {
-          if ((await finalType(dir)) === 'file') {
-            stay(change, 'parent_is_file');
-            moved = true;
-            break;
-          }
-        }
-      }
-    }
-  }
 }

@@ -29,13 +29,13 @@ const DIFF_BUDGET_CHARS = 512 * 1024;
 
 export const DEFAULT_UNDO_LIMIT = 1000;
 
-function versionState(row: VersionRecord | undefined): UndoState {
+export function versionState(row: VersionRecord | undefined): UndoState {
   if (row === undefined) return null;
   const { seq, deleted, type, size, hash, author, session } = row;
   return { seq, deleted, type, size, hash, author, session };
 }
 
-function entryState(row: EntryRecord): UndoState {
+export function entryState(row: EntryRecord): UndoState {
   const { seq, type, size, hash, author, session } = row;
   return { seq, deleted: false, type, size, hash, author, session };
 }

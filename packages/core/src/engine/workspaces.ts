@@ -17,7 +17,7 @@ import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { decodeCursor, encodeCursor } from '../kernel/cursors.js';
 import { iso } from '../kernel/records.js';
 import { workspaceSettings } from '../kernel/workspace-settings.js';
-import type { WorkspaceRecord } from '../store/metadata/metadata-store.js';
+import type { MetadataTx, WorkspaceRecord } from '../store/metadata/metadata-store.js';
 
 function workspaceOut(row: WorkspaceRecord): Workspace {
   return { name: row.name, seq: row.seq, createdAt: iso(row.createdAt) };
@@ -38,25 +38,39 @@ export async function createWorkspace(
   const name = validateWorkspaceName(rawName);
   probes.check(ctx.actor.principalId);
   return ctx.commit(async (tx) => {
-    const taken = await tx.findWorkspace(name);
-    if (taken) {
-      if ((await effectiveRole(tx, ctx.actor, taken)) === null) probes.spend(ctx.actor.principalId);
-      throw new SatchelError('CONFLICT', `workspace ${name} already exists`, {
-        workspace: name,
-        reason: 'exists',
-      });
-    }
-    const row = { id: randomUUID(), name, createdAt: ctx.clock() };
-    await tx.createWorkspace(row);
-    // Whoever creates a workspace owns it (and may hand it over later: see auth/transfers.ts).
-    await tx.members.put({
-      workspaceId: row.id,
-      principalId: ctx.actor.principalId,
-      role: 'owner',
-      createdAt: row.createdAt,
-    });
+    const row = await insertWorkspace(tx, ctx, probes, name);
     return { name, seq: 0, createdAt: iso(row.createdAt) };
   });
+}
+
+/**
+ * In a write transaction: makes the empty workspace `name` (valid) with the caller as owner.
+ * CONFLICT when the name is taken, spending the name-probe budget as `createWorkspace` says.
+ */
+export async function insertWorkspace(
+  tx: MetadataTx,
+  ctx: EngineContext,
+  probes: NameProbes,
+  name: string,
+): Promise<Pick<WorkspaceRecord, 'id' | 'name' | 'createdAt'>> {
+  const taken = await tx.findWorkspace(name);
+  if (taken) {
+    if ((await effectiveRole(tx, ctx.actor, taken)) === null) probes.spend(ctx.actor.principalId);
+    throw new SatchelError('CONFLICT', `workspace ${name} already exists`, {
+      workspace: name,
+      reason: 'exists',
+    });
+  }
+  const row = { id: randomUUID(), name, createdAt: ctx.clock() };
+  await tx.createWorkspace(row);
+  // Whoever creates a workspace owns it (and may hand it over later: see auth/transfers.ts).
+  await tx.members.put({
+    workspaceId: row.id,
+    principalId: ctx.actor.principalId,
+    role: 'owner',
+    createdAt: row.createdAt,
+  });
+  return row;
 }
 
 const SCAN_PAGE = 500;
@@ -95,7 +109,17 @@ export async function getWorkspace(ctx: EngineContext, rawName: string): Promise
     ...workspaceOut(row),
     ...(await ctx.store.workspaceStats(row.id)),
     settings: workspaceSettings(row.settings),
+    fork: await forkOrigin(ctx, row),
   };
+}
+
+/** Where `row` was forked from: the source as it was named then, and the seq. */
+async function forkOrigin(
+  ctx: EngineContext,
+  row: WorkspaceRecord,
+): Promise<{ source: string; seq: number } | null> {
+  const fork = await ctx.store.forks.get(row.id);
+  return fork ? { source: fork.sourceName, seq: fork.seq } : null;
 }
 
 /** Removes the workspace's metadata; its content stays until fsck reports it as orphaned. */

@@ -8,7 +8,6 @@
  */
 
 import { SatchelError } from '@satchel/client/errors.js';
-import { globMatcher } from '@satchel/client/glob.js';
 import { parseOptions } from '@satchel/client/options.js';
 import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
 import {
@@ -19,9 +18,11 @@ import {
   type GrepStop,
 } from '@satchel/client/schemas/index.js';
 import { RE2JS } from 're2js';
+import { resolveAt } from '../kernel/at.js';
 import { blobBytes, isBinary, requireBlob } from '../kernel/content.js';
-import { type EngineContext, notFound, requireWorkspace } from '../kernel/context.js';
+import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import type { EntryRecord } from '../store/metadata/metadata-store.js';
+import { filesOf } from './grep-files.js';
 import {
   type BatchOutcome,
   buildMatcher,
@@ -59,7 +60,6 @@ const BATCH_FILES = 64;
 const COMPILE_MS = 5000;
 /** Longest the scan keeps the event loop between two files before letting other work run. */
 const YIELD_AFTER_MS = 10;
-const SCAN_PAGE = 500;
 
 interface Pattern {
   readonly spec: MatcherSpec;
@@ -132,36 +132,6 @@ class Budget {
   late(): boolean {
     if (this.reason === null && Date.now() > this.deadline) this.reason = 'time';
     return this.reason !== null;
-  }
-}
-
-async function* filesOf(
-  ctx: EngineContext,
-  workspaceId: string,
-  root: string,
-  glob: string | undefined,
-): AsyncGenerator<EntryRecord> {
-  if (root !== '/') {
-    const entry = await ctx.store.getEntry(workspaceId, root);
-    if (!entry) throw notFound(root);
-    if (entry.type === 'file') {
-      yield entry;
-      return;
-    }
-  }
-  const isMatch = glob === undefined ? null : globMatcher(glob);
-  const prefix = root === '/' ? 1 : root.length + 1;
-  let after: string | null = null;
-  for (;;) {
-    const rows = await ctx.store.listEntries(workspaceId, root, true, after, SCAN_PAGE);
-    for (const row of rows) {
-      if (row.type !== 'file') continue;
-      if (isMatch && !isMatch(row.path.slice(prefix))) continue;
-      yield row;
-    }
-    const last = rows.at(-1);
-    if (rows.length < SCAN_PAGE || !last) return;
-    after = last.path;
   }
 }
 
@@ -300,7 +270,8 @@ async function scanFiles(
 }
 
 /**
- * Hits of `pattern` in the current files under `options.path`; INVALID_INPUT for a bad pattern
+ * Hits of `pattern` in the current files under `options.path` (or in the files as they were
+ * `options.at` a seq or snapshot); INVALID_INPUT for a bad pattern
  * or option, NOT_FOUND for a missing workspace or path. The time budget starts once the
  * pattern is compiled (COMPILE_MS); `reason: time` with nothing scanned when every worker was
  * busy for that long. The byte budget may end inside a file: the prefix within the budget is
@@ -328,6 +299,7 @@ export async function grep(
   const compiled = await compilePattern(workers, pattern, options);
   const root = normalizePath(options.path ?? '/');
   const ws = await requireWorkspace(ctx.store, workspace);
+  const at = options.at === undefined ? null : await resolveAt(ctx.store, ws, options.at);
   const budget = new Budget(
     options.limit ?? 100,
     options.timeoutMs ?? 2000,
@@ -335,7 +307,10 @@ export async function grep(
     options.maxBytes ?? 1024 ** 3,
   );
   if (compiled === null) budget.reason = 'time';
-  else await scanFiles(ctx, workers, filesOf(ctx, ws.id, root, options.glob), compiled, budget);
+  else {
+    const files = filesOf(ctx.store, ws.id, root, options.glob, at);
+    await scanFiles(ctx, workers, files, compiled, budget);
+  }
   return {
     hits: budget.hits,
     truncated: budget.reason !== null,

@@ -13,6 +13,7 @@ import {
   SearchOptionsSchema,
   type SearchResult,
 } from '@satchel/client/schemas/index.js';
+import { resolveAt } from '../kernel/at.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
 import { workspaceSettings } from '../kernel/workspace-settings.js';
 import type { PassageMatch } from '../store/metadata/dialect.js';
@@ -21,6 +22,7 @@ import type { PassageRecord } from '../store/metadata/records.js';
 import { bytesVector, cosine, vectorBytes } from './embeddings.js';
 import type { SearchIndex } from './indexer.js';
 import { reciprocalRankFusion } from './rank.js';
+import { searchAt } from './search-at.js';
 
 /** How long a search waits for the index to catch up with the workspace before it answers. */
 export const CATCH_UP_MS = 2000;
@@ -95,6 +97,11 @@ export async function searchPassages(
   const dir = options.path === undefined ? '/' : normalizePath(options.path);
   const limit = options.limit ?? 10;
   const before = await requireWorkspace(ctx.store, workspace);
+  const at = options.at === undefined ? null : await resolveAt(ctx.store, before, options.at);
+  if (at !== null && at < before.seq) {
+    const { items, truncated } = await searchAt(ctx, before, terms, dir, at, limit);
+    return { items, mode: 'scan', indexedSeq: at, headSeq: before.seq, truncated };
+  }
   requireIndexing(before);
   await index.catchUp(before, Date.now() + CATCH_UP_MS);
   const ws = await requireWorkspace(ctx.store, workspace);

@@ -56,6 +56,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { table: 'web_sessions', key: ['id'] },
   { table: 'comments', key: ['id'] },
   { table: 'share_links', key: ['id'] },
+  { table: 'forks', key: ['workspace_id'] },
   // The full-text index follows the rows: FTS5 triggers on SQLite, a generated column on PostgreSQL.
   { table: 'passages', key: ['id'] },
   { table: 'search_state', key: ['workspace_id'] },

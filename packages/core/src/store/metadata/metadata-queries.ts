@@ -12,6 +12,7 @@ import { AuditQueries } from './audit-queries.js';
 import { CommentQueries } from './comment-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { toBlob, toBlobMeta, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
+import { ForkQueries } from './fork-queries.js';
 import { GcQueries } from './gc-queries.js';
 import {
   BLOB,
@@ -72,6 +73,8 @@ export class MetadataQueries {
   readonly comments: CommentQueries;
   /** Read-only links for people without an account (share-link-queries.ts). */
   readonly shareLinks: ShareLinkQueries;
+  /** Forks: their origin and merge base, the rows that make one (fork-queries.ts). */
+  readonly forks: ForkQueries;
 
   constructor(
     protected readonly db: Kysely<Database>,
@@ -93,6 +96,7 @@ export class MetadataQueries {
     this.webSessions = new WebSessionQueries(db);
     this.comments = new CommentQueries(db);
     this.shareLinks = new ShareLinkQueries(db);
+    this.forks = new ForkQueries(db);
   }
 
   /**

@@ -95,6 +95,7 @@ export class MetadataTx extends MetadataQueries {
       'snapshots',
       'comments',
       'share_links',
+      'forks',
       // Last: deleting the rows above updates it through its triggers.
       'workspace_usage',
     ] as const) {

@@ -204,6 +204,24 @@ function migrations(dialect: SqlDialectInfo): Record<string, Migration> {
       },
     },
     '0014_comments_and_share_links': reviewMigration(dialect),
+    '0015_forks': {
+      async up(db: Kysely<unknown>) {
+        // A fork's origin and the base of its next merge (engine/fork.ts); its files are rows
+        // of entries and versions like any workspace's, sharing content by hash.
+        await db.schema
+          .createTable('forks')
+          .addColumn('workspace_id', 'text', (c) => c.primaryKey())
+          .addColumn('source_id', 'text', (c) => c.notNull())
+          .addColumn('source_name', 'text', (c) => c.notNull())
+          .addColumn('seq', 'bigint', (c) => c.notNull())
+          .addColumn('base_source_seq', 'bigint', (c) => c.notNull())
+          .addColumn('base_fork_seq', 'bigint', (c) => c.notNull())
+          .addColumn('created_by', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'bigint', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('forks_by_source').on('forks').column('source_id').execute();
+      },
+    },
   };
 }
 

@@ -378,3 +378,15 @@ export interface ShareLinkRecord {
   readonly revokedAt: number | null;
   readonly revokedBy: string | null;
 }
+
+/** Where a fork came from, and the base of its next merge (fork-queries.ts). */
+export interface ForkRecord {
+  readonly workspaceId: string;
+  readonly sourceId: string;
+  readonly sourceName: string;
+  readonly seq: number;
+  readonly baseSourceSeq: number;
+  readonly baseForkSeq: number;
+  readonly createdBy: string;
+  readonly createdAt: number;
+}

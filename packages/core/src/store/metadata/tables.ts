@@ -323,6 +323,26 @@ export interface SnapshotsTable {
   message: string | null;
 }
 
+/**
+ * Where a forked workspace came from (engine/fork.ts, 0015): its source and the fork point, and
+ * the base its next merge compares against — both sides' seqs of the last state they shared.
+ */
+export interface ForksTable {
+  /** The fork. */
+  workspace_id: string;
+  source_id: string;
+  /** The source's name at fork time, for display once it is renamed or deleted. */
+  source_name: string;
+  /** The source's seq the fork was made at; the fork's seqs continue from it. */
+  seq: number;
+  /** The last state both share: the source's seq … */
+  base_source_seq: number;
+  /** … and the fork's seq of that same state (after a merge back: the fork's head then). */
+  base_fork_seq: number;
+  created_by: string;
+  created_at: number;
+}
+
 /** Single-use signed transfer URLs that were used, kept until they expire. */
 export interface UsedTransferTokensTable {
   id: string;
@@ -420,4 +440,5 @@ export interface Database {
   web_sessions: WebSessionsTable;
   comments: CommentsTable;
   share_links: ShareLinksTable;
+  forks: ForksTable;
 }
