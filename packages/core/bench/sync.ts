@@ -30,7 +30,7 @@ const TARGET_REHYDRATE_RATIO = 1.5;
 const TARGET_P95_MS = 500;
 
 /** The transfer sync uses when not told (`SyncOptions.batchTransfer`). */
-const DEFAULT_BATCH = false;
+const DEFAULT_BATCH = true;
 
 /** `BENCH_SYNC_BATCH`: `1` batch transfer only, `0` one by one only, unset both. */
 function batchModes(): boolean[] {

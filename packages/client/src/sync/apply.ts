@@ -79,16 +79,16 @@ export class Applier implements BatchHost {
   constructor(readonly ctx: ApplyContext) {}
 
   /**
-   * With `batchTransfer`, uploads and downloads go in batches (batch-apply.ts) — but files large
-   * enough to go as resumable uploads, which resume where a batch would start over; everything
-   * else, and what a server without batch routes leaves, goes one by one. Without it, everything
+   * Uploads and downloads go in batches (batch-apply.ts) — but files large enough to go as
+   * resumable uploads, which resume where a batch would start over; everything else, and what a
+   * server without batch routes leaves, goes one by one. With `batchTransfer: false`, everything
    * goes one by one (small uploads in JSON batches).
    */
   async apply(actions: readonly SyncAction[]): Promise<void> {
     this.total += actions.length;
     this.totalBytes += actions.reduce((sum, action) => sum + bytesOf(action), 0);
     const { resumableAbove } = this.ctx;
-    if (this.ctx.batchTransfer !== true) {
+    if (this.ctx.batchTransfer === false) {
       try {
         return await this.oneByOne(actions);
       } finally {
