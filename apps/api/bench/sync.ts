@@ -4,13 +4,15 @@
  * sync benchmark (default 10,000 files, 100 MiB in 100 folders, the same bytes on every run).
  * Initial push into a fresh server, one by one and with batch transfer; a no-change rescan
  * against `rsync -a --dry-run` to an identical copy; rehydrating an empty tree against `cp -a`.
- * Rounds interleaved, side order rotated. `BENCH_SYNC_BATCH` `1`/`0` runs only one transfer;
+ * Every rehydrated tree is checked byte-identical (a manifest of SHA-256 on both sides, outside
+ * the timing). Rounds interleaved, side order rotated. `BENCH_SYNC_BATCH` `1`/`0` runs only one transfer;
  * `BENCH_CPU_PROF=<dir>` writes CPU profiles of the server processes there.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { LocalTree, RemoteSatchel, syncOnce } from '@satchel/core';
@@ -78,6 +80,26 @@ async function generateTree(root: string, count: number, totalMb: number): Promi
   }
   await Promise.all(writes);
   return bytes;
+}
+
+/** Every file of a tree (the sync state aside), path → SHA-256, in path order. */
+async function manifest(root: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  const files = entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(root, join(e.parentPath, e.name)))
+    .filter((rel) => !rel.startsWith('.satchel-sync'))
+    .sort();
+  for (const rel of files) {
+    out.set(
+      rel,
+      createHash('sha256')
+        .update(await readFile(join(root, rel)))
+        .digest('hex'),
+    );
+  }
+  return out;
 }
 
 interface Server {
@@ -251,6 +273,13 @@ async function main(): Promise<void> {
             });
             if (r.downloaded !== FILES) throw new Error(`rehydrated ${r.downloaded} of ${FILES}`);
           });
+          // Outside the timing: the rehydrated tree is the pushed one, byte for byte.
+          const [want, got] = await Promise.all([manifest(tree), manifest(target)]);
+          if (JSON.stringify([...want]) !== JSON.stringify([...got])) {
+            throw new Error(
+              `the rehydrated tree differs from the pushed one (${name(batchTransfer)})`,
+            );
+          }
           await rm(target, { recursive: true, force: true });
           return t;
         },
