@@ -41,8 +41,9 @@ export interface ApplyContext {
   /**
    * Move files through the batch transfer calls (`uploadFiles`, `downloadFiles`; batch-apply.ts):
    * the default, and the faster way over HTTP and on the embedded engine (docs/benchmarks.md,
-   * "Group commit of batch uploads"). `false`: JSON batches of small uploads and one call per
-   * other file, as a server without the batch routes gets anyway.
+   * "Group commit of batch uploads") when a pass moves 16 files or more; fewer (a watch cycle's
+   * edit) go one by one unless this is `true`. `false`: JSON batches of small uploads and one
+   * call per other file, as a server without the batch routes gets anyway.
    */
   readonly batchTransfer?: boolean;
 }

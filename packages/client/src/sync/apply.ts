@@ -39,6 +39,11 @@ export { emptyApplyResult };
 const BATCH_FILE_MAX = 64 * 1024;
 const BATCH_FILES = 200;
 const BATCH_BYTES = 2 * 1024 * 1024;
+/**
+ * Unless told (`batchTransfer`), a pass moving fewer files goes one by one: a watch cycle's edit
+ * is one call, not a hash question and a stream.
+ */
+const BATCH_MIN_FILES = 16;
 /** Files from this size are first offered by hash: the workspace may hold the content already. */
 const BY_HASH_MIN = 256 * 1024;
 
@@ -81,14 +86,16 @@ export class Applier implements BatchHost {
   /**
    * Uploads and downloads go in batches (batch-apply.ts) — but files large enough to go as
    * resumable uploads, which resume where a batch would start over; everything else, and what a
-   * server without batch routes leaves, goes one by one. With `batchTransfer: false`, everything
-   * goes one by one (small uploads in JSON batches).
+   * server without batch routes leaves, goes one by one. With `batchTransfer: false`, or unset
+   * and fewer than 16 files to move, everything goes one by one (small uploads in JSON batches).
    */
   async apply(actions: readonly SyncAction[]): Promise<void> {
     this.total += actions.length;
     this.totalBytes += actions.reduce((sum, action) => sum + bytesOf(action), 0);
     const { resumableAbove } = this.ctx;
-    if (this.ctx.batchTransfer === false) {
+    const moves = actions.filter((a) => a.kind === 'upload' || a.kind === 'download').length;
+    const { batchTransfer } = this.ctx;
+    if (batchTransfer === false || (batchTransfer === undefined && moves < BATCH_MIN_FILES)) {
       try {
         return await this.oneByOne(actions);
       } finally {
