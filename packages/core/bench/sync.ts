@@ -29,8 +29,9 @@ const TARGET_REHYDRATE_S = 3;
 const TARGET_REHYDRATE_RATIO = 1.5;
 const TARGET_P95_MS = 500;
 
-/** The transfer sync uses when not told (`SyncOptions.batchTransfer`). */
-const DEFAULT_BATCH = true;
+/** The transfer sync uses on the embedded engine when not told (`SyncOptions.batchTransfer`). */
+const DEFAULT_BATCH_PUSH = false;
+const DEFAULT_BATCH_REHYDRATE = true;
 
 /** `BENCH_SYNC_BATCH`: `1` batch transfer only, `0` one by one only, unset both. */
 function batchModes(): boolean[] {
@@ -82,7 +83,7 @@ export async function syncBench(config: BenchConfig): Promise<Check[]> {
       `  initial push (${modeName(batchTransfer)})  median ${median(rounds).toFixed(2)} s   rounds: ${rounds.map((p) => p.toFixed(2)).join(', ')}`,
     );
   }
-  const pushes = pushRounds[modes.indexOf(DEFAULT_BATCH)] ?? pushRounds[0] ?? [];
+  const pushes = pushRounds[modes.indexOf(DEFAULT_BATCH_PUSH)] ?? pushRounds[0] ?? [];
 
   // No-change rescan vs rsync -a --dry-run to an identical copy.
   const { satchel, dispose } = await freshSatchel(config, 'sync-rescan-data');
@@ -130,7 +131,8 @@ export async function syncBench(config: BenchConfig): Promise<Check[]> {
       },
     })),
   ]);
-  const rehydrateTimes = rehydrateRounds[modes.indexOf(DEFAULT_BATCH)] ?? rehydrateRounds[0] ?? [];
+  const rehydrateTimes =
+    rehydrateRounds[modes.indexOf(DEFAULT_BATCH_REHYDRATE)] ?? rehydrateRounds[0] ?? [];
   await dispose();
   const rehydrate = median(rehydrateTimes);
   const rehydrateRatio = rehydrate / median(cpTimes);

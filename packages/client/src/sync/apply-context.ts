@@ -39,10 +39,11 @@ export interface ApplyContext {
   /** Files at least this large go as resumable uploads (`resumableUpload`); unset: never. */
   readonly resumableAbove?: number;
   /**
-   * Move files through the batch transfer calls (`uploadFiles`, `downloadFiles`; batch-apply.ts):
-   * the default, and the faster way over HTTP and on the embedded engine (docs/benchmarks.md,
-   * "Group commit of batch uploads") when a pass moves 16 files or more; fewer (a watch cycle's
-   * edit) go one by one unless this is `true`. `false`: JSON batches of small uploads and one
+   * Move files through the batch transfer calls (`uploadFiles`, `downloadFiles`; batch-apply.ts).
+   * Unset: downloads in batches, and uploads too against a server (`RemoteSatchel`) — faster
+   * there (docs/benchmarks.md, "Group commit of batch uploads"); uploads into the embedded engine
+   * stay one by one until measured faster — for passes of 16 files or more (a watch cycle's edit
+   * is one call). `true`: every pass in batches; `false`: JSON batches of small uploads and one
    * call per other file, as a server without the batch routes gets anyway.
    */
   readonly batchTransfer?: boolean;

@@ -10,6 +10,7 @@
 import { eachLimit } from '../each-limit.js';
 import { isSatchelError } from '../errors.js';
 import type { BatchFile } from '../operations/satchel.js';
+import { RemoteSatchel } from '../remote/remote-satchel.js';
 import type { FileInfo } from '../schemas/index.js';
 import type { SyncConflict } from '../schemas/sync.js';
 import { resumableUpload, skipBytes } from '../transfer/resumable-upload.js';
@@ -84,18 +85,22 @@ export class Applier implements BatchHost {
   constructor(readonly ctx: ApplyContext) {}
 
   /**
-   * Uploads and downloads go in batches (batch-apply.ts) — but files large enough to go as
-   * resumable uploads, which resume where a batch would start over; everything else, and what a
-   * server without batch routes leaves, goes one by one. With `batchTransfer: false`, or unset
-   * and fewer than 16 files to move, everything goes one by one (small uploads in JSON batches).
+   * Downloads, and uploads to a server, go in batches (batch-apply.ts) — but files large enough
+   * to go as resumable uploads, which resume where a batch would start over; everything else,
+   * and what a server without batch routes leaves, goes one by one. Uploads into the embedded
+   * engine go one by one unless `batchTransfer: true` (not yet measured faster there). With
+   * `batchTransfer: false`, or unset and fewer than 16 files to move, everything goes one by one
+   * (small uploads in JSON batches).
    */
   async apply(actions: readonly SyncAction[]): Promise<void> {
     this.total += actions.length;
     this.totalBytes += actions.reduce((sum, action) => sum + bytesOf(action), 0);
     const { resumableAbove } = this.ctx;
     const moves = actions.filter((a) => a.kind === 'upload' || a.kind === 'download').length;
-    const { batchTransfer } = this.ctx;
-    if (batchTransfer === false || (batchTransfer === undefined && moves < BATCH_MIN_FILES)) {
+    const { batchTransfer, satchel } = this.ctx;
+    const batchDownloads = batchTransfer ?? moves >= BATCH_MIN_FILES;
+    const batchUploads = batchTransfer ?? (batchDownloads && satchel instanceof RemoteSatchel);
+    if (!batchDownloads && !batchUploads) {
       try {
         return await this.oneByOne(actions);
       } finally {
@@ -106,9 +111,10 @@ export class Applier implements BatchHost {
     const downloads: Download[] = [];
     const rest: SyncAction[] = [];
     for (const action of actions) {
-      if (action.kind === 'download') downloads.push(action);
+      if (action.kind === 'download' && batchDownloads) downloads.push(action);
       else if (
         action.kind === 'upload' &&
+        batchUploads &&
         (resumableAbove === undefined || action.local.size < resumableAbove)
       ) {
         uploads.push(action);
