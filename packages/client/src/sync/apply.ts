@@ -22,6 +22,7 @@ import {
   type SyncProgress,
   written,
 } from './apply-context.js';
+import { batches, raced, readAll, typeMismatch, unchangedSince } from './apply-parts.js';
 import {
   type BatchHost,
   type Download,
@@ -31,15 +32,13 @@ import {
 } from './batch-apply.js';
 import { conflictPath, type LocalFile, type RemoteFile, type SyncAction } from './plan.js';
 import type { FileState } from './state.js';
-import { SymlinkInPathError, type TreeEntry, type WrittenFile } from './tree.js';
+import { SymlinkInPathError, type WrittenFile } from './tree.js';
 
 export type { ApplyContext, ApplyResult, SyncProgress };
 export { emptyApplyResult };
 
-/** Files up to this size are uploaded in batches (one transaction each). */
+/** Files up to this size are uploaded in JSON batches (`batches`: one transaction each). */
 const BATCH_FILE_MAX = 64 * 1024;
-const BATCH_FILES = 200;
-const BATCH_BYTES = 2 * 1024 * 1024;
 /**
  * Unless told (`batchTransfer`), a pass moving fewer files goes one by one: a watch cycle's edit
  * is one call, not a hash question and a stream.
@@ -51,27 +50,6 @@ const BY_HASH_MIN = 256 * 1024;
 /** The tree name of a workspace path that has no file in the tree yet. */
 export function treeName(path: string): string {
   return path.slice(1);
-}
-
-function raced(error: unknown): boolean {
-  return isSatchelError(error, 'PRECONDITION_FAILED') || isSatchelError(error, 'LOCKED');
-}
-
-function typeMismatch(error: unknown): boolean {
-  if (isSatchelError(error, 'CONFLICT')) return error.data.reason === 'type_mismatch';
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'ENOTEMPTY';
-}
-
-function unchangedSince(now: TreeEntry | null, scanned: LocalFile | null): boolean {
-  if (scanned === null) return now === null;
-  return now?.type === 'file' && now.size === scanned.size && now.mtimeMs === scanned.mtimeMs;
-}
-
-async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const pieces: Buffer[] = [];
-  for await (const piece of source) pieces.push(Buffer.from(piece));
-  return Buffer.concat(pieces);
 }
 
 /** Applies plans against one workspace and tree. */
@@ -394,19 +372,4 @@ export class Applier implements BatchHost {
     this.result.conflicts.push(conflict);
     await state.addConflict(conflict);
   }
-}
-
-function* batches(uploads: readonly Upload[]): Generator<Upload[]> {
-  let batch: Upload[] = [];
-  let bytes = 0;
-  for (const upload of uploads) {
-    if (batch.length >= BATCH_FILES || bytes + upload.local.size > BATCH_BYTES) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(upload);
-    bytes += upload.local.size;
-  }
-  if (batch.length > 0) yield batch;
 }
