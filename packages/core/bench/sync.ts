@@ -3,12 +3,13 @@
  * a no-change rescan against `rsync -a --dry-run` of the same tree to an identical copy (rsync
  * compares size and mtime too, so both sides do the same work: a stat walk); one-file edit
  * propagation between two watched trees through the engine, p50/p95; rehydrating an empty tree
- * from the workspace against `cp -a` of the same tree.
+ * from the workspace against `cp -a` of the same tree. Push and rehydrate run one by one and
+ * with batch transfer (`BENCH_SYNC_BATCH`), rounds interleaved; the table shows sync's default.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LocalTree, syncOnce, watchSync } from '../src/index.js';
+import { LocalTree, syncOnce } from '../src/index.js';
+import { generateTree, propagation } from './sync-tree.js';
 import {
   type BenchConfig,
   type Check,
@@ -20,7 +21,6 @@ import {
   median,
   percentile,
   seconds,
-  sleep,
   WORKSPACE,
 } from './util.js';
 
@@ -29,92 +29,20 @@ const TARGET_REHYDRATE_S = 3;
 const TARGET_REHYDRATE_RATIO = 1.5;
 const TARGET_P95_MS = 500;
 
-/** xorshift32: the same tree on every run. */
-function prng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
+/** The transfer sync uses on the embedded engine when not told (`SyncOptions.batchTransfer`). */
+const DEFAULT_BATCH_PUSH = false;
+const DEFAULT_BATCH_REHYDRATE = true;
+
+/** `BENCH_SYNC_BATCH`: `1` batch transfer only, `0` one by one only, unset both. */
+function batchModes(): boolean[] {
+  const raw = process.env.BENCH_SYNC_BATCH;
+  if (raw === '1') return [true];
+  if (raw === '0') return [false];
+  return [false, true];
 }
 
-/** `count` files of ~`totalMb` MB in 100 folders; sizes vary (~1 KiB to ~19 KiB). */
-async function generateTree(root: string, count: number, totalMb: number): Promise<number> {
-  const next = prng(42);
-  const pool = Buffer.alloc(2 * MIB);
-  for (let i = 0; i < pool.length; i += 4) pool.writeUInt32LE(next(), i);
-  const mean = (totalMb * MIB) / count;
-  let bytes = 0;
-  for (let d = 0; d < 100; d++) await mkdir(join(root, `dir-${d}`), { recursive: true });
-  const writes: Promise<void>[] = [];
-  for (let i = 0; i < count; i++) {
-    const size = Math.max(16, Math.round(mean * (0.1 + (1.8 * (next() % 1000)) / 1000)));
-    const offset = next() % (pool.length - size);
-    const data = Buffer.from(pool.subarray(offset, offset + size));
-    data.writeUInt32BE(i, 0);
-    bytes += size;
-    writes.push(writeFile(join(root, `dir-${i % 100}`, `file-${i}.bin`), data));
-    if (writes.length >= 64) await Promise.all(writes.splice(0));
-  }
-  await Promise.all(writes);
-  return bytes;
-}
-
-async function propagation(config: BenchConfig, edits: number): Promise<number[]> {
-  const { satchel, dispose } = await freshSatchel(config, 'sync-watch-data');
-  const a = await freshDir(config, 'sync-watch-a');
-  const b = await freshDir(config, 'sync-watch-b');
-  let stop = async (): Promise<void> => undefined;
-  try {
-    await generateTree(a, envInt('BENCH_SYNC_WATCH_FILES', 10_000), envInt('BENCH_SYNC_MB', 100));
-    await syncOnce({ satchel, workspace: WORKSPACE, tree: new LocalTree(a), mode: 'push' });
-    await syncOnce({ satchel, workspace: WORKSPACE, tree: new LocalTree(b), mode: 'pull' });
-    const controller = new AbortController();
-    let ready = 0;
-    const watches = [a, b].map((root) =>
-      watchSync({
-        satchel,
-        workspace: WORKSPACE,
-        tree: new LocalTree(root),
-        label: root,
-        signal: controller.signal,
-        waitSeconds: 5,
-        onReady: () => {
-          ready++;
-        },
-      }),
-    );
-    stop = async () => {
-      controller.abort();
-      await Promise.all(watches);
-      // Let the feeds' pending long polls end before the engine closes.
-      await sleep(5500);
-    };
-    while (ready < 2) await sleep(50);
-    await sleep(500);
-    const latencies: number[] = [];
-    for (let i = 0; i < edits; i++) {
-      const content = `edit ${i} at ${Date.now()}\n`;
-      const t0 = performance.now();
-      await writeFile(join(a, 'dir-7', 'file-7.bin'), content);
-      for (;;) {
-        const seen = await readFile(join(b, 'dir-7', 'file-7.bin'), 'utf8').catch(() => '');
-        if (seen === content) break;
-        if (performance.now() - t0 > 10_000) throw new Error(`edit ${i} did not arrive in 10 s`);
-        await sleep(2);
-      }
-      latencies.push(performance.now() - t0);
-      await sleep(200);
-    }
-    return latencies;
-  } finally {
-    await stop();
-    await dispose();
-  }
+function modeName(batchTransfer: boolean): string {
+  return batchTransfer ? 'batch' : 'one by one';
 }
 
 export async function syncBench(config: BenchConfig): Promise<Check[]> {
@@ -124,27 +52,38 @@ export async function syncBench(config: BenchConfig): Promise<Check[]> {
   const bytes = await generateTree(tree, files, totalMb);
   console.log(`\nsync: ${files} files, ${(bytes / MIB).toFixed(0)} MiB in 100 folders`);
 
-  // Initial push into a fresh engine, per round.
-  const pushes: number[] = [];
-  for (let round = 0; round < Math.min(3, config.rounds); round++) {
-    const { satchel, dispose } = await freshSatchel(config, 'sync-push-data');
-    const t = await seconds(async () => {
-      const report = await syncOnce({
-        satchel,
-        workspace: WORKSPACE,
-        tree: new LocalTree(tree),
-        mode: 'push',
-      });
-      if (report.uploaded !== files) throw new Error(`pushed ${report.uploaded} of ${files}`);
-    });
-    pushes.push(t);
-    await dispose();
-    // The next round's push is an initial one again.
-    execFileSync('rm', ['-rf', join(tree, '.satchel-sync')]);
+  // Initial push into a fresh engine, per round, one by one and in batches (side order rotated).
+  const modes = batchModes();
+  const pushSides = modes.map((batchTransfer) => ({
+    label: `push (${modeName(batchTransfer)})`,
+    run: async () => {
+      const { satchel, dispose } = await freshSatchel(config, 'sync-push-data');
+      try {
+        return await seconds(async () => {
+          const report = await syncOnce({
+            satchel,
+            workspace: WORKSPACE,
+            tree: new LocalTree(tree),
+            mode: 'push',
+            batchTransfer,
+          });
+          if (report.uploaded !== files) throw new Error(`pushed ${report.uploaded} of ${files}`);
+        });
+      } finally {
+        await dispose();
+        // The next round's push is an initial one again.
+        execFileSync('rm', ['-rf', join(tree, '.satchel-sync')]);
+      }
+    },
+  }));
+  const pushRounds = await interleave(Math.min(3, config.rounds), pushSides);
+  for (const [i, batchTransfer] of modes.entries()) {
+    const rounds = pushRounds[i] ?? [];
+    console.log(
+      `  initial push (${modeName(batchTransfer)})  median ${median(rounds).toFixed(2)} s   rounds: ${rounds.map((p) => p.toFixed(2)).join(', ')}`,
+    );
   }
-  console.log(
-    `  initial push  median ${median(pushes).toFixed(1)} s   rounds: ${pushes.map((p) => p.toFixed(1)).join(', ')}`,
-  );
+  const pushes = pushRounds[modes.indexOf(DEFAULT_BATCH_PUSH)] ?? pushRounds[0] ?? [];
 
   // No-change rescan vs rsync -a --dry-run to an identical copy.
   const { satchel, dispose } = await freshSatchel(config, 'sync-rescan-data');
@@ -167,7 +106,7 @@ export async function syncBench(config: BenchConfig): Promise<Check[]> {
     },
   ]);
   // Rehydrate: a reset (empty) tree restored from the workspace, against `cp -a` of the tree.
-  const [cpTimes = [], rehydrateTimes = []] = await interleave(config.rounds, [
+  const [cpTimes = [], ...rehydrateRounds] = await interleave(config.rounds, [
     {
       label: 'cp -a',
       run: async () => {
@@ -176,17 +115,24 @@ export async function syncBench(config: BenchConfig): Promise<Check[]> {
         return seconds(() => void execFileSync('cp', ['-a', tree, target]));
       },
     },
-    {
-      label: 'satchel sync (rehydrate)',
+    ...modes.map((batchTransfer) => ({
+      label: `satchel sync (rehydrate, ${modeName(batchTransfer)})`,
       run: async () => {
         const target = await freshDir(config, 'sync-rehydrate');
         return seconds(async () => {
-          const r = await syncOnce({ satchel, workspace: WORKSPACE, tree: new LocalTree(target) });
+          const r = await syncOnce({
+            satchel,
+            workspace: WORKSPACE,
+            tree: new LocalTree(target),
+            batchTransfer,
+          });
           if (r.downloaded !== files) throw new Error(`rehydrated ${r.downloaded} of ${files}`);
         });
       },
-    },
+    })),
   ]);
+  const rehydrateTimes =
+    rehydrateRounds[modes.indexOf(DEFAULT_BATCH_REHYDRATE)] ?? rehydrateRounds[0] ?? [];
   await dispose();
   const rehydrate = median(rehydrateTimes);
   const rehydrateRatio = rehydrate / median(cpTimes);
@@ -207,9 +153,12 @@ export async function syncBench(config: BenchConfig): Promise<Check[]> {
   console.log(
     `  cp -a                     median ${median(cpTimes).toFixed(2)} s   rounds: ${fmtS(cpTimes)}`,
   );
-  console.log(
-    `  satchel sync (rehydrate)  median ${rehydrate.toFixed(2)} s   rounds: ${fmtS(rehydrateTimes)}`,
-  );
+  for (const [i, batchTransfer] of modes.entries()) {
+    const rounds = rehydrateRounds[i] ?? [];
+    console.log(
+      `  satchel sync (rehydrate, ${modeName(batchTransfer)})  median ${median(rounds).toFixed(2)} s   rounds: ${fmtS(rounds)}`,
+    );
+  }
   console.log(
     `  ratio ${rehydrateRatio.toFixed(2)}×  target ≤ ${TARGET_REHYDRATE_S} s and ≤ ${TARGET_REHYDRATE_RATIO}×  ${rehydratePass ? 'PASS' : 'MISS'}`,
   );

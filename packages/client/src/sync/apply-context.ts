@@ -39,10 +39,12 @@ export interface ApplyContext {
   /** Files at least this large go as resumable uploads (`resumableUpload`); unset: never. */
   readonly resumableAbove?: number;
   /**
-   * Move files through the batch transfer calls (`uploadFiles`, `downloadFiles`; batch-apply.ts)
-   * instead of JSON batches and one call per file. Off by default: on the embedded engine it is
-   * slower today (2,000 files: 5.2 s against 2.0 s, docs/benchmarks.md), as each file of a batch
-   * still commits on its own.
+   * Move files through the batch transfer calls (`uploadFiles`, `downloadFiles`; batch-apply.ts).
+   * Unset: downloads in batches, and uploads too against a server (`RemoteSatchel`) — faster
+   * there (docs/benchmarks.md, "Group commit of batch uploads"); uploads into the embedded engine
+   * stay one by one until measured faster — for passes of 16 files or more (a watch cycle's edit
+   * is one call). `true`: every pass in batches; `false`: JSON batches of small uploads and one
+   * call per other file, as a server without the batch routes gets anyway.
    */
   readonly batchTransfer?: boolean;
 }

@@ -9,6 +9,7 @@
 import { eachLimit } from '../each-limit.js';
 import { isSatchelError } from '../errors.js';
 import type { BatchFile } from '../operations/satchel.js';
+import { RemoteSatchel } from '../remote/remote-satchel.js';
 import type { FileInfo } from '../schemas/index.js';
 import type { SyncConflict } from '../schemas/sync.js';
 import { resumableUpload, skipBytes } from '../transfer/resumable-upload.js';
@@ -20,6 +21,7 @@ import {
   type SyncProgress,
   written,
 } from './apply-context.js';
+import { batches, raced, readAll, typeMismatch, unchangedSince } from './apply-parts.js';
 import {
   type BatchHost,
   type Download,
@@ -29,41 +31,23 @@ import {
 } from './batch-apply.js';
 import { conflictPath, type LocalFile, type RemoteFile, type SyncAction } from './plan.js';
 import type { FileState } from './state.js';
-import { SymlinkInPathError, type TreeEntry, type WrittenFile } from './tree.js';
+import { SymlinkInPathError, type WrittenFile } from './tree.js';
 
 export { type ApplyContext, type ApplyResult, emptyApplyResult, type SyncProgress };
 
-/** Files up to this size are uploaded in batches (one transaction each). */
+/** Files up to this size are uploaded in JSON batches (`batches`: one transaction each). */
 const BATCH_FILE_MAX = 64 * 1024;
-const BATCH_FILES = 200;
-const BATCH_BYTES = 2 * 1024 * 1024;
+/**
+ * Unless told (`batchTransfer`), a pass moving fewer files goes one by one: a watch cycle's edit
+ * is one call, not a hash question and a stream.
+ */
+const BATCH_MIN_FILES = 16;
 /** Files from this size are first offered by hash: the workspace may hold the content already. */
 const BY_HASH_MIN = 256 * 1024;
 
 /** The tree name of a workspace path that has no file in the tree yet. */
 export function treeName(path: string): string {
   return path.slice(1);
-}
-
-function raced(error: unknown): boolean {
-  return isSatchelError(error, 'PRECONDITION_FAILED') || isSatchelError(error, 'LOCKED');
-}
-
-function typeMismatch(error: unknown): boolean {
-  if (isSatchelError(error, 'CONFLICT')) return error.data.reason === 'type_mismatch';
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'ENOTEMPTY';
-}
-
-function unchangedSince(now: TreeEntry | null, scanned: LocalFile | null): boolean {
-  if (scanned === null) return now === null;
-  return now?.type === 'file' && now.size === scanned.size && now.mtimeMs === scanned.mtimeMs;
-}
-
-async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const pieces: Buffer[] = [];
-  for await (const piece of source) pieces.push(Buffer.from(piece));
-  return Buffer.concat(pieces);
 }
 
 /** Applies plans against one workspace and tree. */
@@ -77,16 +61,22 @@ export class Applier implements BatchHost {
   constructor(readonly ctx: ApplyContext) {}
 
   /**
-   * With `batchTransfer`, uploads and downloads go in batches (batch-apply.ts) — but files large
-   * enough to go as resumable uploads, which resume where a batch would start over; everything
-   * else, and what a server without batch routes leaves, goes one by one. Without it, everything
-   * goes one by one (small uploads in JSON batches).
+   * Downloads, and uploads to a server, go in batches (batch-apply.ts) — but files large enough
+   * to go as resumable uploads, which resume where a batch would start over; everything else,
+   * and what a server without batch routes leaves, goes one by one. Uploads into the embedded
+   * engine go one by one unless `batchTransfer: true` (not yet measured faster there). With
+   * `batchTransfer: false`, or unset and fewer than 16 files to move, everything goes one by one
+   * (small uploads in JSON batches).
    */
   async apply(actions: readonly SyncAction[]): Promise<void> {
     this.total += actions.length;
     this.totalBytes += actions.reduce((sum, action) => sum + bytesOf(action), 0);
     const { resumableAbove } = this.ctx;
-    if (this.ctx.batchTransfer !== true) {
+    const moves = actions.filter((a) => a.kind === 'upload' || a.kind === 'download').length;
+    const { batchTransfer, satchel } = this.ctx;
+    const batchDownloads = batchTransfer ?? moves >= BATCH_MIN_FILES;
+    const batchUploads = batchTransfer ?? (batchDownloads && satchel instanceof RemoteSatchel);
+    if (!batchDownloads && !batchUploads) {
       try {
         return await this.oneByOne(actions);
       } finally {
@@ -97,9 +87,10 @@ export class Applier implements BatchHost {
     const downloads: Download[] = [];
     const rest: SyncAction[] = [];
     for (const action of actions) {
-      if (action.kind === 'download') downloads.push(action);
+      if (action.kind === 'download' && batchDownloads) downloads.push(action);
       else if (
         action.kind === 'upload' &&
+        batchUploads &&
         (resumableAbove === undefined || action.local.size < resumableAbove)
       ) {
         uploads.push(action);
@@ -381,19 +372,4 @@ export class Applier implements BatchHost {
     this.result.conflicts.push(conflict);
     await state.addConflict(conflict);
   }
-}
-
-function* batches(uploads: readonly Upload[]): Generator<Upload[]> {
-  let batch: Upload[] = [];
-  let bytes = 0;
-  for (const upload of uploads) {
-    if (batch.length >= BATCH_FILES || bytes + upload.local.size > BATCH_BYTES) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(upload);
-    bytes += upload.local.size;
-  }
-  if (batch.length > 0) yield batch;
 }

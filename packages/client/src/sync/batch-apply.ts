@@ -21,6 +21,9 @@ export type Download = Extract<SyncAction, { kind: 'download' }>;
 const UPLOAD_FILES = 2000;
 const UPLOAD_BYTES = 64 * 1024 * 1024;
 const UPLOAD_REQUESTS = 2;
+/** Files up to this size are read whole, up to READ_AHEAD of them ahead of the one sent. */
+const READ_WHOLE_MAX = 256 * 1024;
+const READ_AHEAD = 16;
 /** Files per download request, and per flushed group of the tree. */
 const DOWNLOAD_FILES = 1000;
 const GROUP_FILES = 512;
@@ -92,47 +95,91 @@ function retryable(code: string, reason: unknown): boolean {
   return code === 'NOT_FOUND' && reason === 'content_unknown';
 }
 
+/** A file of an upload opened ahead of its turn: its entry, or why it is left out. */
+type Opened =
+  | { readonly action: Upload; readonly entry: UploadEntry; readonly close?: () => unknown }
+  | { readonly action: Upload; readonly error: unknown };
+
+async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const pieces: Buffer[] = [];
+  for await (const piece of source) pieces.push(Buffer.from(piece));
+  return Buffer.concat(pieces);
+}
+
+/**
+ * The entry of `action`: by hash when the server has its content, else its bytes — read whole
+ * for a small file, streamed for a larger one. Opened before the entry is sent: a file that
+ * cannot be read is left out, not sent.
+ */
+async function open(host: BatchHost, action: Upload, known: ReadonlySet<string>): Promise<Opened> {
+  const { local } = action;
+  const conditions =
+    action.ifMatch === null ? { ifNoneMatch: '*' as const } : { ifMatch: action.ifMatch };
+  if (known.has(local.hash))
+    return { action, entry: { path: action.path, hash: local.hash, ...conditions } };
+  const entry = { path: action.path, hash: local.hash, size: local.size, ...conditions };
+  try {
+    if (local.size <= READ_WHOLE_MAX) {
+      return {
+        action,
+        entry: { ...entry, content: await readAll(host.ctx.tree.read(local.name)) },
+      };
+    }
+    const iterator = host.ctx.tree.read(local.name)[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    async function* content(): AsyncGenerator<Uint8Array> {
+      if (first.done) return;
+      yield first.value;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    }
+    return { action, entry: { ...entry, content: content() }, close: () => iterator.return?.() };
+  } catch (error) {
+    return { action, error };
+  }
+}
+
 async function uploadChunk(host: BatchHost, chunk: readonly Upload[], known: ReadonlySet<string>) {
   const { ctx, result } = host;
   const sent: Upload[] = [];
+  /**
+   * The entries in the order of `chunk`. Small files are read READ_AHEAD ahead of the one sent,
+   * so the tree's reads overlap the server's commits; a large file is opened at its turn.
+   */
   async function* entries(): AsyncGenerator<UploadEntry> {
-    for (const action of chunk) {
-      const { local } = action;
-      const conditions =
-        action.ifMatch === null ? { ifNoneMatch: '*' as const } : { ifMatch: action.ifMatch };
-      if (known.has(local.hash)) {
-        sent.push(action);
-        yield { path: action.path, hash: local.hash, ...conditions };
-        continue;
+    const ahead: Promise<Opened>[] = [];
+    let next = 0;
+    const fill = () => {
+      while (ahead.length < READ_AHEAD && next < chunk.length) {
+        const action = chunk[next];
+        if (!action || (action.local.size > READ_WHOLE_MAX && ahead.length > 0)) return;
+        next++;
+        ahead.push(open(host, action, known));
       }
-      // Opened before the entry is sent: a file that cannot be read is left out, not sent.
-      const iterator = ctx.tree.read(local.name)[Symbol.asyncIterator]();
-      let first: IteratorResult<Uint8Array>;
-      try {
-        first = await iterator.next();
-      } catch (error) {
-        host.tick(1);
-        if (error instanceof SymlinkInPathError) host.refused(action.path, error);
-        else result.retry++;
-        continue;
-      }
-      async function* content(): AsyncGenerator<Uint8Array> {
-        if (first.done) return;
-        yield first.value;
-        for (;;) {
-          const next = await iterator.next();
-          if (next.done) return;
-          yield next.value;
+    };
+    fill();
+    try {
+      for (let opened = ahead.shift(); opened; opened = ahead.shift()) {
+        const item = await opened;
+        fill();
+        if ('error' in item) {
+          host.tick(1);
+          if (item.error instanceof SymlinkInPathError) host.refused(item.action.path, item.error);
+          else result.retry++;
+          continue;
         }
+        sent.push(item.action);
+        yield item.entry;
+        fill();
       }
-      sent.push(action);
-      yield {
-        path: action.path,
-        hash: local.hash,
-        size: local.size,
-        content: content(),
-        ...conditions,
-      };
+    } finally {
+      // The upload ended early (the server went away): close the files opened ahead.
+      for (const opened of ahead.splice(0)) {
+        void opened.then((item) => ('close' in item ? item.close?.() : undefined));
+      }
     }
   }
   const answer = await ctx.satchel.uploadFiles(ctx.workspace, entries(), session(ctx));

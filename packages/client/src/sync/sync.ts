@@ -63,7 +63,7 @@ export interface SyncOptions {
    * CLI sets 8 MiB when it talks to a server; SATCHEL_UPLOAD_THRESHOLD).
    */
   readonly resumableAbove?: number;
-  /** Files go through the batch transfer calls (see `ApplyContext.batchTransfer`); default off. */
+  /** Files go through the batch transfer calls (see `ApplyContext.batchTransfer` for the default). */
   readonly batchTransfer?: boolean;
   /**
    * The tree was restored by its host (a sandbox's clean, archived or forked boot): files

@@ -1,7 +1,7 @@
 /**
- * Batch transfer (issue 19): a stream of files written each in its own transaction — the group
- * committer folds the transactions in flight into one fsync — and a stream of files read. The
- * upload holds a bounded number of files in memory, whatever the length of the stream.
+ * Batch transfer (issue 19): a stream of files written in groups, each group one transaction
+ * (write-files.ts's `commitFiles`, as `writeFiles`), and a stream of files read. The upload
+ * holds a bounded number of files in memory, whatever the length of the stream.
  */
 import { isSatchelError, SatchelError } from '@satchel/client/errors.js';
 import type { DownloadItem, UploadEntry } from '@satchel/client/operations/satchel.js';
@@ -11,6 +11,7 @@ import {
   type BatchError,
   DownloadFilesSchema,
   type DownloadRequest,
+  type FileInfo,
   HAVE_MAX_HASHES,
   type HaveContent,
   type UploadItem,
@@ -23,18 +24,27 @@ import { z } from 'zod';
 import { authorizeRole, roleWithin } from '../auth/authorize.js';
 import { blobBytes } from '../kernel/content.js';
 import { type EngineContext, requireWorkspace, workspaceNotFound } from '../kernel/context.js';
-import type { BlobRecord } from '../store/metadata/metadata-store.js';
+import type { BlobRecord, MetadataTx } from '../store/metadata/metadata-store.js';
 import { contentCollected, ingest, type StoredContent } from './ingest.js';
 import { readFile } from './read.js';
 import { ReadableContent } from './readable-content.js';
-import { commitContent } from './write.js';
+import { commitFiles } from './write-files.js';
 
-/** Commits in flight at once, and the bytes they may hold in memory (inline content). */
-const MAX_IN_FLIGHT = 512;
+/**
+ * Files and inline bytes of one group commit (many files per transaction, as `writeFiles`),
+ * groups in flight at once, and the bytes they may hold in memory (inline content).
+ */
+const GROUP_FILES = 256;
+const GROUP_BYTES = 8 * 1024 * 1024;
+const GROUPS_IN_FLIGHT = 4;
 const MAX_IN_FLIGHT_BYTES = 32 * 1024 * 1024;
 const SNIFF_BYTES = 8192;
 
 const HashesSchema = z.array(ContentHashSchema).max(HAVE_MAX_HASHES);
+const ConditionsSchema = z.object({
+  ifMatch: z.number().int().nonnegative().optional(),
+  ifNoneMatch: z.literal('*').optional(),
+});
 
 /**
  * Of `hashes`, those whose content a workspace the caller may read holds (any version, history
@@ -75,11 +85,24 @@ interface Prepared {
   readonly ifNoneMatch?: '*' | undefined;
 }
 
-/** Runs the pieces of one upload: checks, stores, commits, and keeps the answers in order. */
+/** A file of a group waiting for its commit, and where its answer goes. */
+interface Member {
+  readonly index: number;
+  readonly prepared: Prepared;
+}
+
+/**
+ * Runs the pieces of one upload: checks and stores each file as it arrives, commits them in
+ * groups (`commitFiles`: one transaction, one audit entry, one fsync per group; groups in flight
+ * share a commit too), and keeps the answers in order. A group with a refused file rolls back
+ * and commits again file by file, so each refusal is its own file's answer.
+ */
 class Upload {
   readonly items: UploadItem[] = [];
   readonly #seen = new Set<string>();
   readonly #inFlight = new Set<Promise<void>>();
+  #group: Member[] = [];
+  #groupBytes = 0;
   #bytes = 0;
   /** A commit that failed for a reason other than a refusal (the database went away). */
   #fault: { error: unknown } | null = null;
@@ -92,7 +115,7 @@ class Upload {
     private readonly options: UploadOptions,
   ) {}
 
-  /** Stores `entry`'s content and starts its commit; a refusal is the entry's answer. */
+  /** Stores `entry`'s content and adds it to the open group; a refusal is the entry's answer. */
   async add(entry: UploadEntry): Promise<void> {
     const index = this.items.length;
     const raw = typeof entry?.path === 'string' ? entry.path : String(entry?.path);
@@ -109,38 +132,94 @@ class Upload {
       this.items[index] = { path: raw, ok: false, error: batchError(error) };
       return;
     }
-    const held = prepared.stored.inline?.byteLength ?? 0;
-    this.#bytes += held;
-    const done = this.commit(prepared).then(
-      (info) => {
-        this.items[index] = {
-          path: prepared.path,
-          ok: true,
-          info,
-          deduplicated: !!prepared.byHash,
-        };
-      },
-      (error: unknown) => {
-        if (isSatchelError(error)) {
-          this.items[index] = { path: prepared.path, ok: false, error: batchError(error) };
-        } else this.#fault ??= { error };
-      },
-    );
-    const tracked = done.finally(() => {
-      this.#inFlight.delete(tracked);
-      this.#bytes -= held;
-    });
-    this.#inFlight.add(tracked);
-    while (this.#inFlight.size >= MAX_IN_FLIGHT || this.#bytes > MAX_IN_FLIGHT_BYTES) {
+    this.#group.push({ index, prepared });
+    this.#groupBytes += prepared.stored.inline?.byteLength ?? 0;
+    if (this.#group.length >= GROUP_FILES || this.#groupBytes >= GROUP_BYTES) await this.flush();
+  }
+
+  /** Starts the commit of the open group; waits while too many groups or bytes are in flight. */
+  async flush(): Promise<void> {
+    const group = this.#group;
+    const held = this.#groupBytes;
+    this.#group = [];
+    this.#groupBytes = 0;
+    if (group.length > 0) {
+      this.#bytes += held;
+      const tracked: Promise<void> = this.commitGroup(group).finally(() => {
+        this.#inFlight.delete(tracked);
+        this.#bytes -= held;
+      });
+      this.#inFlight.add(tracked);
+    }
+    while (this.#inFlight.size >= GROUPS_IN_FLIGHT || this.#bytes > MAX_IN_FLIGHT_BYTES) {
       await Promise.race(this.#inFlight);
     }
     if (this.#fault) throw this.#fault.error;
   }
 
-  /** Waits for every commit started; rejects with a fault that is not a refusal. */
+  /** Commits the files received whole and waits for every commit started. */
   async settle(): Promise<void> {
+    await this.flush();
     await Promise.all([...this.#inFlight]);
     if (this.#fault) throw this.#fault.error;
+  }
+
+  private async commitGroup(group: readonly Member[]): Promise<void> {
+    const { ctx, workspace, options } = this;
+    let infos: FileInfo[];
+    try {
+      infos = await ctx.commit(async (tx) => {
+        for (const { prepared } of group) await this.stillReadable(prepared, tx);
+        return commitFiles(
+          tx,
+          ctx,
+          workspace,
+          group.map((member) => member.prepared),
+          options,
+        );
+      });
+    } catch (error) {
+      if (!isSatchelError(error)) {
+        this.#fault ??= { error };
+        return;
+      }
+      if (group.length === 1 && group[0]) return this.answer(group[0], error);
+      // One refusal rolled the group back: each file commits on its own and answers for itself.
+      await Promise.all(group.map((member) => this.commitOne(member)));
+      return;
+    }
+    for (const [i, member] of group.entries()) {
+      const info = infos[i];
+      if (info) this.answer(member, info);
+    }
+  }
+
+  private async commitOne(member: Member): Promise<void> {
+    const { ctx, workspace, options } = this;
+    try {
+      const [info] = await ctx.commit(async (tx) => {
+        await this.stillReadable(member.prepared, tx);
+        return commitFiles(tx, ctx, workspace, [member.prepared], options);
+      });
+      if (info) this.answer(member, info);
+    } catch (error) {
+      if (isSatchelError(error)) this.answer(member, error);
+      else this.#fault ??= { error };
+    }
+  }
+
+  private answer({ index, prepared }: Member, outcome: FileInfo | SatchelError): void {
+    this.items[index] =
+      outcome instanceof SatchelError
+        ? { path: prepared.path, ok: false, error: batchError(outcome) }
+        : { path: prepared.path, ok: true, info: outcome, deduplicated: !!prepared.byHash };
+  }
+
+  /** Content named by hash: still referenced by a readable workspace, and still stored. */
+  private async stillReadable(p: Prepared, tx: MetadataTx): Promise<void> {
+    if (p.byHash && !(await this.readable.find(p.stored.hash, tx))) {
+      throw contentCollected(p.stored.hash);
+    }
   }
 
   private async prepare(entry: UploadEntry): Promise<Prepared> {
@@ -150,13 +229,10 @@ class Upload {
       throw new SatchelError('INVALID_INPUT', `${path} appears twice in the batch`, { path });
     }
     this.#seen.add(path);
-    const conditions = parseOptions(
-      z.object({
-        ifMatch: z.number().int().nonnegative().optional(),
-        ifNoneMatch: z.literal('*').optional(),
-      }),
-      { ifMatch: entry.ifMatch, ifNoneMatch: entry.ifNoneMatch },
-    );
+    const conditions = parseOptions(ConditionsSchema, {
+      ifMatch: entry.ifMatch,
+      ifNoneMatch: entry.ifNoneMatch,
+    });
     const hash = entry.hash === undefined ? undefined : parseOptions(ContentHashSchema, entry.hash);
     if (entry.content === undefined) {
       if (hash === undefined) {
@@ -189,30 +265,17 @@ class Upload {
     }
     return { path, stored, byHash: null, ...conditions };
   }
-
-  private commit(p: Prepared) {
-    const { ctx, workspace, options } = this;
-    return ctx.commit(async (tx) => {
-      // Content named by hash: still referenced by a readable workspace, and still stored.
-      if (p.byHash && !(await this.readable.find(p.stored.hash, tx))) {
-        throw contentCollected(p.stored.hash);
-      }
-      return commitContent(tx, ctx, workspace, p.path, p.stored, 'write', {
-        ...options,
-        ifMatch: p.ifMatch,
-        ifNoneMatch: p.ifNoneMatch,
-      });
-    });
-  }
 }
 
 /**
- * Writes every entry of `entries` as its own version, in its own transaction (the group
- * committer shares one fsync among those in flight): one file's refusal (INVALID_PATH, a path
- * outside the key's prefixes, a failed condition, a lock, content cut short or not matching its
- * hash) is that file's answer, the others go on. An entry is committed only whole: a stream that
- * breaks off leaves the file it was carrying unwritten, and the call rejects once the commits
- * already started are durable. Answers come in the order sent. NOT_FOUND for an unknown workspace.
+ * Writes every entry of `entries` as its own version, many files per transaction (groups of up
+ * to 256 files or 8 MiB of inline content; a large file's bytes go to the blob store as they
+ * arrive, and its version joins the group): one file's refusal (INVALID_PATH, a path outside the
+ * key's prefixes, a failed condition, a lock, content cut short or not matching its hash) is
+ * that file's answer, the others go on. An entry is committed only whole: a stream that breaks
+ * off leaves the file it was carrying unwritten, and the call rejects once the files received
+ * whole are durable. Every answer waits for its file's commit, and they come in the order sent.
+ * NOT_FOUND for an unknown workspace.
  */
 export async function uploadFiles(
   ctx: EngineContext,
@@ -238,7 +301,7 @@ export async function uploadFiles(
   try {
     for await (const entry of entries) await upload.add(entry);
   } catch (error) {
-    // Whatever ended the stream, the commits already started are durable before the call ends.
+    // Whatever ended the stream, the files received whole are durable before the call ends.
     await upload.settle().catch(() => undefined);
     throw error;
   }

@@ -60,8 +60,9 @@ import {
 import { createLoginLink, listWebSessions, revokeWebSession } from './web-sessions.js';
 import { updateWorkspace } from './workspace-settings.js';
 import { createWorkspace, deleteWorkspace, getWorkspace, listWorkspaces } from './workspaces.js';
-import { appendFile, mkdir, writeFile, writeFiles } from './write.js';
+import { appendFile, mkdir, writeFile } from './write.js';
 import { writeFileByHash } from './write-by-hash.js';
+import { writeFiles } from './write-files.js';
 
 /** How long `reindex` rebuilds before it returns; the rest continues in the background. */
 const REINDEX_WAIT_MS = 10_000;

@@ -1,6 +1,9 @@
-/** Mutations that create file versions: write, batch write, append, mkdir (restore: restore.ts). */
+/**
+ * Mutations that create file versions: write, append, mkdir (many files in one transaction:
+ * write-files.ts; restore: restore.ts).
+ */
 import { SatchelError } from '@satchel/client/errors.js';
-import type { BatchFile, Content } from '@satchel/client/operations/satchel.js';
+import type { Content } from '@satchel/client/operations/satchel.js';
 import { parseOptions } from '@satchel/client/options.js';
 import {
   normalizeEntryPath,
@@ -189,69 +192,7 @@ export async function writeFile(
   return inMemory ? retryCollected(attempt) : attempt();
 }
 
-export async function writeFiles(
-  ctx: EngineContext,
-  workspace: string,
-  files: readonly BatchFile[],
-  rawOptions?: MutationOptions,
-): Promise<FileInfo[]> {
-  validateWorkspaceName(workspace);
-  const options = parseOptions(MutationOptionsSchema, rawOptions);
-  if (!Array.isArray(files) || files.length === 0) {
-    throw new SatchelError('INVALID_INPUT', 'files must be a non-empty array', { field: 'files' });
-  }
-  const seen = new Set<string>();
-  const checked: { path: string; file: BatchFile }[] = [];
-  for (const file of files) {
-    const path = normalizeEntryPath(file.path);
-    if (seen.has(path)) {
-      throw new SatchelError('INVALID_INPUT', `${path} appears twice in the batch`, { path });
-    }
-    seen.add(path);
-    if (typeof file.content !== 'string' && !(file.content instanceof Uint8Array)) {
-      throw new SatchelError('INVALID_INPUT', `content of ${path} must be a string or bytes`, {
-        path,
-      });
-    }
-    checked.push({ path, file });
-  }
-  await precheckBatch(ctx, workspace, checked);
-  // Every file's content is in memory: stored again if garbage collection removed it meanwhile.
-  return retryCollected(async () => {
-    const prepared: { path: string; file: BatchFile; stored: StoredContent }[] = [];
-    for (const { path, file } of checked) {
-      prepared.push({ path, file, stored: await ingest(file.content, ctx.limits, ctx.blobs) });
-    }
-    return ctx.commit(async (tx) => {
-      const out: FileInfo[] = [];
-      for (const { path, file, stored } of prepared) {
-        const conditions = { ifMatch: file.ifMatch, ifNoneMatch: file.ifNoneMatch, ...options };
-        out.push(await commitContent(tx, ctx, workspace, path, stored, 'write', conditions));
-      }
-      return out;
-    });
-  });
-}
-
-/** A batch over a quota is refused before any of its content is stored. */
-async function precheckBatch(
-  ctx: EngineContext,
-  workspace: string,
-  files: readonly { path: string; file: BatchFile }[],
-): Promise<void> {
-  const ws = await requireWorkspace(ctx.store, workspace);
-  if (!hasQuota(ws)) return;
-  const total = { currentBytes: 0, historyBytes: 0, files: 0 };
-  for (const { path, file } of files) {
-    const growth = writeGrowth(byteLength(file.content), await ctx.store.getEntry(ws.id, path));
-    total.currentBytes += growth.currentBytes;
-    total.historyBytes += growth.historyBytes;
-    total.files += growth.files;
-  }
-  await precheckQuota(ctx.store, ws, total);
-}
-
-function byteLength(content: string | Uint8Array): number {
+export function byteLength(content: string | Uint8Array): number {
   return typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength;
 }
 

@@ -1,0 +1,305 @@
+/**
+ * `tsx bench/sync.ts`: sync over HTTP (issue 19) — the client's `RemoteSatchel` against a
+ * Satchel server on 127.0.0.1 in a process of its own (sync-server.ts), on the tree of core's
+ * sync benchmark (default 10,000 files, 100 MiB in 100 folders, the same bytes on every run).
+ * Initial push into a fresh server, one by one and with batch transfer; a no-change rescan
+ * against `rsync -a --dry-run` to an identical copy; rehydrating an empty tree against `cp -a`.
+ * Every rehydrated tree is checked byte-identical (a manifest of SHA-256 on both sides, outside
+ * the timing). Rounds interleaved, side order rotated. `BENCH_SYNC_BATCH` `1`/`0` runs only one transfer;
+ * `BENCH_CPU_PROF=<dir>` writes CPU profiles of the server processes there.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { LocalTree, RemoteSatchel, syncOnce } from '@satchel/core';
+import { API_DIR } from './servers.js';
+
+const MIB = 1024 * 1024;
+const TMP = join(API_DIR, '.bench-tmp', `sync-${process.pid}`);
+const WORKSPACE = 'bench';
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name}: positive integer`);
+  return value;
+}
+
+const ROUNDS = envInt('BENCH_ROUNDS', 3);
+const FILES = envInt('BENCH_SYNC_FILES', 10_000);
+const TOTAL_MB = envInt('BENCH_SYNC_MB', 100);
+const PROFILE = process.env.BENCH_CPU_PROF;
+const TARGET_PUSH_S = 4;
+const TARGET_REHYDRATE_S = 3;
+const TARGET_REHYDRATE_RATIO = 1.5;
+const TARGET_RESCAN_RATIO = 1.0;
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? Number.NaN)
+    : ((sorted[mid - 1] ?? Number.NaN) + (sorted[mid] ?? Number.NaN)) / 2;
+};
+
+/** xorshift32, seeded as core's bench/sync-tree.ts: the same tree. */
+function prng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x;
+  };
+}
+
+/** `count` files of ~`totalMb` MiB in 100 folders (as core's bench: ~1 KiB to ~19 KiB each). */
+async function generateTree(root: string, count: number, totalMb: number): Promise<number> {
+  const next = prng(42);
+  const pool = Buffer.alloc(2 * MIB);
+  for (let i = 0; i < pool.length; i += 4) pool.writeUInt32LE(next(), i);
+  const mean = (totalMb * MIB) / count;
+  let bytes = 0;
+  for (let d = 0; d < 100; d++) await mkdir(join(root, `dir-${d}`), { recursive: true });
+  const writes: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const size = Math.max(16, Math.round(mean * (0.1 + (1.8 * (next() % 1000)) / 1000)));
+    const offset = next() % (pool.length - size);
+    const data = Buffer.from(pool.subarray(offset, offset + size));
+    data.writeUInt32BE(i, 0);
+    bytes += size;
+    writes.push(writeFile(join(root, `dir-${i % 100}`, `file-${i}.bin`), data));
+    if (writes.length >= 64) await Promise.all(writes.splice(0));
+  }
+  await Promise.all(writes);
+  return bytes;
+}
+
+/** Every file of a tree (the sync state aside), path → SHA-256, in path order. */
+async function manifest(root: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  const files = entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(root, join(e.parentPath, e.name)))
+    .filter((rel) => !rel.startsWith('.satchel-sync'))
+    .sort();
+  for (const rel of files) {
+    out.set(
+      rel,
+      createHash('sha256')
+        .update(await readFile(join(root, rel)))
+        .digest('hex'),
+    );
+  }
+  return out;
+}
+
+interface Server {
+  readonly satchel: RemoteSatchel;
+  stop(): Promise<void>;
+}
+
+let servers = 0;
+/** A server on a fresh data directory, with the bench workspace. */
+async function startServer(): Promise<Server> {
+  const data = join(TMP, `data-${++servers}`);
+  const script = fileURLToPath(new URL('sync-server.ts', import.meta.url));
+  const prof = PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', script, data], {
+    cwd: API_DIR,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const [line] = (await once(lines, 'line')) as [string];
+  lines.close();
+  const { url, key } = JSON.parse(line) as { url: string; key: string };
+  const satchel = new RemoteSatchel({ url, token: key });
+  await satchel.createWorkspace(WORKSPACE);
+  return {
+    satchel,
+    stop: async () => {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+      await rm(data, { recursive: true, force: true });
+    },
+  };
+}
+
+async function seconds(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return (performance.now() - t0) / 1000;
+}
+
+interface Side {
+  readonly label: string;
+  run(): Promise<number>;
+}
+
+async function interleave(rounds: number, sides: readonly Side[]): Promise<number[][]> {
+  const values: number[][] = sides.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < sides.length; k++) {
+      const index = (round + k) % sides.length;
+      const side = sides[index];
+      if (side) values[index]?.push(await side.run());
+    }
+  }
+  return values;
+}
+
+function modes(): boolean[] {
+  const raw = process.env.BENCH_SYNC_BATCH;
+  return raw === '1' ? [true] : raw === '0' ? [false] : [false, true];
+}
+
+const name = (batch: boolean) => (batch ? 'batch' : 'one by one');
+const fmt = (v: readonly number[]) => v.map((x) => x.toFixed(2)).join(', ');
+
+async function main(): Promise<void> {
+  await mkdir(TMP, { recursive: true });
+  const tree = join(TMP, 'tree');
+  const bytes = await generateTree(tree, FILES, TOTAL_MB);
+  const load = (await import('node:os')).loadavg()[0]?.toFixed(1);
+  console.log(
+    `sync over HTTP — ${new Date().toISOString()}, Node ${process.version}, load ${load}: ` +
+      `${FILES} files, ${(bytes / MIB).toFixed(0)} MiB, ${ROUNDS} rounds`,
+  );
+  const rows: string[] = [];
+  const report = (what: string, values: readonly number[], extra = '') => {
+    const line = `${what.padEnd(36)} median ${median(values).toFixed(2)} s  rounds: ${fmt(values)}${extra}`;
+    console.log(`  ${line}`);
+    rows.push(line);
+  };
+
+  const push = await interleave(
+    ROUNDS,
+    modes().map((batchTransfer) => ({
+      label: `push (${name(batchTransfer)})`,
+      run: async () => {
+        const server = await startServer();
+        try {
+          return await seconds(async () => {
+            const r = await syncOnce({
+              satchel: server.satchel,
+              workspace: WORKSPACE,
+              tree: new LocalTree(tree),
+              mode: 'push',
+              batchTransfer,
+            });
+            if (r.uploaded !== FILES) throw new Error(`pushed ${r.uploaded} of ${FILES}`);
+          });
+        } finally {
+          await server.stop();
+          execFileSync('rm', ['-rf', join(tree, '.satchel-sync')]);
+        }
+      },
+    })),
+  );
+  for (const [i, batch] of modes().entries()) {
+    const v = push[i] ?? [];
+    report(
+      `initial push (${name(batch)})`,
+      v,
+      `  target ≤ ${TARGET_PUSH_S} s ${median(v) <= TARGET_PUSH_S ? 'PASS' : 'MISS'}`,
+    );
+  }
+
+  const server = await startServer();
+  try {
+    await syncOnce({
+      satchel: server.satchel,
+      workspace: WORKSPACE,
+      tree: new LocalTree(tree),
+      mode: 'push',
+    });
+    const copy = join(TMP, 'rsync-copy');
+    execFileSync('rsync', ['-a', `${tree}/`, `${copy}/`]);
+    const [rsync = [], rescan = []] = await interleave(ROUNDS, [
+      {
+        label: 'rsync -a --dry-run',
+        run: () =>
+          seconds(
+            async () => void execFileSync('rsync', ['-a', '--dry-run', `${tree}/`, `${copy}/`]),
+          ),
+      },
+      {
+        label: 'no-change rescan',
+        run: () =>
+          seconds(async () => {
+            const r = await syncOnce({
+              satchel: server.satchel,
+              workspace: WORKSPACE,
+              tree: new LocalTree(tree),
+            });
+            if (r.uploaded + r.downloaded > 0) throw new Error('a no-change rescan moved files');
+          }),
+      },
+    ]);
+    const ratio = median(rescan) / median(rsync);
+    report('rsync -a --dry-run', rsync);
+    report(
+      'no-change rescan',
+      rescan,
+      `  ${ratio.toFixed(2)}× target ≤ ${TARGET_RESCAN_RATIO}× ${ratio <= TARGET_RESCAN_RATIO ? 'PASS' : 'MISS'}`,
+    );
+
+    let n = 0;
+    const [cp = [], ...rehydrate] = await interleave(ROUNDS, [
+      {
+        label: 'cp -a',
+        run: () =>
+          seconds(async () => void execFileSync('cp', ['-a', tree, join(TMP, `cp-${++n}`)])),
+      },
+      ...modes().map((batchTransfer) => ({
+        label: `rehydrate (${name(batchTransfer)})`,
+        run: async () => {
+          const target = join(TMP, `rehydrate-${++n}`);
+          const t = await seconds(async () => {
+            const r = await syncOnce({
+              satchel: server.satchel,
+              workspace: WORKSPACE,
+              tree: new LocalTree(target),
+              batchTransfer,
+            });
+            if (r.downloaded !== FILES) throw new Error(`rehydrated ${r.downloaded} of ${FILES}`);
+          });
+          // Outside the timing: the rehydrated tree is the pushed one, byte for byte.
+          const [want, got] = await Promise.all([manifest(tree), manifest(target)]);
+          if (JSON.stringify([...want]) !== JSON.stringify([...got])) {
+            throw new Error(
+              `the rehydrated tree differs from the pushed one (${name(batchTransfer)})`,
+            );
+          }
+          await rm(target, { recursive: true, force: true });
+          return t;
+        },
+      })),
+    ]);
+    report('cp -a', cp);
+    for (const [i, batch] of modes().entries()) {
+      const v = rehydrate[i] ?? [];
+      const r = median(v) / median(cp);
+      const pass = median(v) <= TARGET_REHYDRATE_S && r <= TARGET_REHYDRATE_RATIO;
+      report(
+        `rehydrate (${name(batch)})`,
+        v,
+        `  ${r.toFixed(2)}× target ≤ ${TARGET_REHYDRATE_S} s and ≤ ${TARGET_REHYDRATE_RATIO}× ${pass ? 'PASS' : 'MISS'}`,
+      );
+    }
+  } finally {
+    await server.stop();
+    await rm(TMP, { recursive: true, force: true });
+  }
+}
+
+await main();
