@@ -1,7 +1,8 @@
 /** SQL for review comments and their threads (portable Kysely; engine/comments.ts decides). */
 import type { Kysely, Selectable } from 'kysely';
 import type { CommentRecord } from './records.js';
-import type { CommentsTable, Database } from './tables.js';
+import type { Database } from './tables.js';
+import type { CommentsTable } from './tables-people.js';
 
 function toComment(row: Selectable<CommentsTable>): CommentRecord {
   const anchored = row.version !== null && row.start_line !== null && row.end_line !== null;

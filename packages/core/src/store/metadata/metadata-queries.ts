@@ -1,9 +1,7 @@
 /**
- * Metadata reads: every query usable both outside and inside a transaction (portable Kysely),
- * and the areas (`locks`, `webhooks`, …) that `MetadataStore` and `MetadataTx` share; see the
- * header of metadata-store.ts for the shape.
+ * Metadata reads usable both outside and inside a transaction (portable Kysely), and the areas
+ * (`locks`, `webhooks`, …) `MetadataStore` and `MetadataTx` share (shape: metadata-store.ts).
  */
-
 import { descendantRange } from '@satchel/client/paths.js';
 import type { Role } from '@satchel/client/schemas/access.js';
 import { type Kysely, sql } from 'kysely';
@@ -39,7 +37,7 @@ import { WebSessionQueries } from './web-session-queries.js';
 import { WebhookQueries } from './webhook-queries.js';
 import { oneOrTwoEntries } from './write-queries.js';
 
-/** Queries usable both outside and inside a transaction. */
+/** The reads and areas every store and transaction has (the file's header). */
 export class MetadataQueries {
   /** Principals and API keys, with key lineage (access-queries.ts). */
   readonly access: AccessQueries;

@@ -1,7 +1,8 @@
 /** SQL for share links (portable Kysely; engine/share-links.ts decides). */
 import type { Kysely, Selectable } from 'kysely';
 import type { ShareLinkRecord } from './records.js';
-import type { Database, ShareLinksTable } from './tables.js';
+import type { Database } from './tables.js';
+import type { ShareLinksTable } from './tables-people.js';
 
 function toShareLink(row: Selectable<ShareLinksTable>): ShareLinkRecord {
   return {

@@ -1,7 +1,8 @@
 /** SQL for the web app's sign-in links and browser sessions (portable Kysely). */
 import type { Kysely, Selectable } from 'kysely';
 import type { LoginLinkRecord, WebSessionRecord } from './records.js';
-import type { Database, WebSessionsTable } from './tables.js';
+import type { Database } from './tables.js';
+import type { WebSessionsTable } from './tables-people.js';
 
 function toSession(row: Selectable<WebSessionsTable>): WebSessionRecord {
   return {
