@@ -74,6 +74,30 @@ describe('codesandbox boot states and files', () => {
     expect(await workspaceFiles(satchel)).toEqual(['/result.txt']);
   });
 
+  it('saves a template file once the agent changes it, and still leaves the untouched ones out', async () => {
+    const { satchel } = await openTemp();
+    const run = await runInSandbox({
+      provider,
+      satchel,
+      workspace: 'ws',
+      template: 'starter',
+      command: ['sh', '-c', 'echo "agent readme" > README.md'],
+    });
+    expect(run).toMatchObject({ boot: 'new', exitCode: 0, save: { uploaded: 1 } });
+    expect(await workspaceFiles(satchel)).toEqual(['/README.md']);
+    expect(await satchel.readText('ws', '/README.md')).toMatchObject({ text: 'agent readme\n' });
+    // The next run restores nothing over it and saves the next change too.
+    const again = await runInSandbox({
+      provider,
+      satchel,
+      workspace: 'ws',
+      sandbox: run.sandbox,
+      command: ['sh', '-c', 'echo "second edit" >> README.md'],
+    });
+    expect(again).toMatchObject({ boot: 'resumed', save: { uploaded: 1, deletedRemote: 0 } });
+    expect(await workspaceFiles(satchel)).toEqual(['/README.md']);
+  });
+
   it('after an archive (200 files, 30 gitignored gone, every mtime new) deletes nothing and restores the 30', async () => {
     const { satchel } = await openTemp();
     const script = [

@@ -24,7 +24,7 @@ import type {
   SandboxHandle,
   SandboxProvider,
 } from './provider.js';
-import { TEMPLATE_STATE } from './template.js';
+import { recordTemplateFiles } from './template.js';
 
 /** What `sandbox.bootupType` says about how the VM came up. */
 export type CsbBootupType = 'RUNNING' | 'CLEAN' | 'RESUME' | 'FORK';
@@ -220,8 +220,12 @@ export class CodeSandboxProvider implements SandboxProvider {
       },
     );
     const files = await tree.list((dir) => dir === '.git');
-    const paths = files.filter((f) => f.type === 'file').map((f) => f.path);
-    await tree.writeState(TEMPLATE_STATE, `${JSON.stringify(paths.sort())}\n`);
+    await recordTemplateFiles(
+      tree,
+      files
+        .filter((f) => f.type === 'file')
+        .map(({ path, size, mtimeMs }) => ({ path, size, mtimeMs })),
+    );
   }
 
   /**

@@ -9,8 +9,15 @@ import { isSatchelError } from '@satchel/client/errors.js';
 import type { Satchel } from '@satchel/client/operations/satchel.js';
 import type { SyncReport } from '@satchel/client/schemas/sync.js';
 import { type SyncProgress, syncOnce } from '@satchel/client/sync/sync.js';
+import type { SyncTree } from '@satchel/client/sync/tree.js';
 import type { BootKind, ExecOptions, SandboxHandle, SandboxProvider } from './provider.js';
-import { filePattern, TEMPLATE_STATE, templatePaths } from './template.js';
+import {
+  filePattern,
+  recordTemplateFiles,
+  type TemplateFile,
+  templateFiles,
+  untouchedTemplateFiles,
+} from './template.js';
 
 export interface SandboxRunOptions extends ExecOptions {
   readonly provider: SandboxProvider;
@@ -49,29 +56,33 @@ async function start(options: SandboxRunOptions): Promise<SandboxHandle> {
 }
 
 /**
- * The template's files to keep out of sync, as exclude patterns. On the first run after a fork,
- * a template file the workspace also has is removed from the tree, so the restore brings the
- * workspace's version instead of a conflict; only the others stay recorded.
+ * The template's files to keep out of sync, as exclude patterns: those still as the template
+ * left them (template.ts), re-recorded so a file the agent changed stays the agent's. On the
+ * first run after a fork, a template file the workspace also has is removed from the tree, so
+ * the restore brings the workspace's version instead of a conflict.
  */
 async function templateExcludes(
   options: SandboxRunOptions,
-  handle: SandboxHandle,
+  tree: SyncTree,
+  forked: boolean,
 ): Promise<string[]> {
-  let paths = await templatePaths(handle.tree);
-  if (handle.boot === 'new' && paths.length > 0) {
-    const ours: string[] = [];
-    for (const path of paths) {
+  let files = await templateFiles(tree);
+  if (files.length === 0) return [];
+  if (forked) {
+    const ours: TemplateFile[] = [];
+    for (const file of files) {
       const inWorkspace = await options.satchel
-        .stat(options.workspace, `/${path}`)
+        .stat(options.workspace, `/${file.path}`)
         .then(() => true)
         .catch(() => false);
-      if (inWorkspace) await handle.tree.remove(path);
-      else ours.push(path);
+      if (inWorkspace) await tree.remove(file.path);
+      else ours.push(file);
     }
-    paths = ours;
-    await handle.tree.writeState(TEMPLATE_STATE, `${JSON.stringify(paths)}\n`);
+    files = ours;
   }
-  return paths.map(filePattern);
+  const untouched = untouchedTemplateFiles(files, await tree.list((dir) => dir === '.git'));
+  if (forked || untouched.length !== files.length) await recordTemplateFiles(tree, untouched);
+  return untouched.map((file) => filePattern(file.path));
 }
 
 /** Runs `command` in a sandbox between a restore and a save of `workspace`. */
@@ -81,7 +92,10 @@ export async function runInSandbox(options: SandboxRunOptions): Promise<SandboxR
   const handle = await start(options);
   let result: Omit<SandboxRunResult, 'hibernateError'>;
   try {
-    const exclude = [...(options.exclude ?? []), ...(await templateExcludes(options, handle))];
+    const exclude = [
+      ...(options.exclude ?? []),
+      ...(await templateExcludes(options, handle.tree, handle.boot === 'new')),
+    ];
     const sync = {
       satchel,
       workspace,
@@ -98,7 +112,15 @@ export async function runInSandbox(options: SandboxRunOptions): Promise<SandboxR
     options.onPhase?.('run', handle);
     const { exitCode } = await handle.exec(options.command, options);
     options.onPhase?.('save', handle);
-    const save = await syncOnce(sync);
+    // Asked again: a template file the command changed is the agent's work, saved like any.
+    const saveExclude = [
+      ...(options.exclude ?? []),
+      ...(await templateExcludes(options, handle.tree, false)),
+    ];
+    const save = await syncOnce({
+      ...sync,
+      ...(saveExclude.length === 0 ? {} : { exclude: saveExclude }),
+    });
     result = { sandbox: handle.id, boot: handle.boot, restore, exitCode, save };
   } catch (error) {
     options.onPhase?.('hibernate', handle);
