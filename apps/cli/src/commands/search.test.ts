@@ -34,6 +34,19 @@ describe('satchel grep', () => {
     expect(none).toMatchObject({ code: 0, stdout: '', stderr: 'no matches\n' });
   });
 
+  it('greps and searches the files as they were with --at', async () => {
+    await cli.in('demo', ['snapshot', 'create', 'before']);
+    await cli.in('demo', ['put', '-', '/notes/run.md'], { stdin: '# Run 8\n\nUse the red one.\n' });
+    expect((await cli.in('demo', ['grep', 'blue'])).stdout).toBe('');
+    const then = await cli.in('demo', ['grep', 'blue', '--at', 'before']);
+    expect(then.stdout).toBe('/notes/run.md:3:The run concluded: use the blue config.\n');
+    const search = await cli.in('demo', ['search', 'blue', 'config', '--at', 'before', '--json']);
+    const found = JSON.parse(search.stdout);
+    expect(found.mode).toBe('scan');
+    expect(found.items[0].citation).toMatchObject({ path: '/notes/run.md', seq: 1 });
+    expect(found.items[0].text).toContain('blue config');
+  });
+
   it('fails with one line on a pattern RE2 cannot run', async () => {
     const bad = await cli.in('demo', ['grep', '-E', '(a)\\1']);
     expect(bad.code).toBe(2);

@@ -11,6 +11,7 @@ interface GrepFlags {
   readonly glob?: string;
   readonly limit?: number;
   readonly timeout?: number;
+  readonly at?: string;
 }
 
 interface SearchFlags {
@@ -18,6 +19,7 @@ interface SearchFlags {
   readonly limit?: number;
   readonly status?: boolean;
   readonly reindex?: boolean;
+  readonly at?: string;
 }
 
 interface AskFlags {
@@ -84,6 +86,7 @@ export function registerSearchCommands(program: Command, ctx: Context): void {
     .option('--glob <glob>', 'only paths matching this glob, relative to PATH (e.g. "**/*.md")')
     .option('--limit <n>', 'at most N hits (default 100, max 1000)', positiveInt)
     .option('--timeout <ms>', 'time budget in milliseconds (default 2000)', positiveInt)
+    .option('--at <seq|snapshot>', 'search the files as they were at a seq or snapshot')
     .action(async (pattern: string, path: string | undefined, flags: GrepFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const result = await (await run.satchel()).grep(run.workspace(), pattern, {
@@ -94,6 +97,7 @@ export function registerSearchCommands(program: Command, ctx: Context): void {
         ...(flags.ignoreCase ? { caseSensitive: false } : {}),
         ...(flags.limit === undefined ? {} : { limit: flags.limit }),
         ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
+        ...(flags.at === undefined ? {} : { at: flags.at }),
       });
       if (run.json) {
         run.printJson(result);
@@ -111,6 +115,7 @@ export function registerSearchCommands(program: Command, ctx: Context): void {
     'satchel grep TODO -w demo',
     'satchel grep -i "api key" /config --glob "**/*.yaml"',
     'satchel grep -E "^error: .*timeout" /logs --json',
+    'satchel grep TODO --at before-run',
   ]);
 
   const search = program
@@ -122,6 +127,10 @@ export function registerSearchCommands(program: Command, ctx: Context): void {
     .argument('[query...]', 'words to search for')
     .option('--path <path>', 'only files at or beneath this path')
     .option('--limit <n>', 'at most N passages (default 10, max 100)', positiveInt)
+    .option(
+      '--at <seq|snapshot>',
+      'search the workspace as it was then (read as it was, ranked within a time budget)',
+    )
     .addOption(new Option('--status', 'show the index: indexed seq, lag, passages, vectors'))
     .addOption(new Option('--reindex', 'rebuild the index from the current files (owners)'))
     .action(async (words: string[], flags: SearchFlags, cmd: Command) => {
@@ -147,6 +156,7 @@ export function registerSearchCommands(program: Command, ctx: Context): void {
         ...run.call(),
         ...(flags.path === undefined ? {} : { path: flags.path }),
         ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+        ...(flags.at === undefined ? {} : { at: flags.at }),
       });
       if (run.json) {
         run.printJson(result);
@@ -156,13 +166,15 @@ export function registerSearchCommands(program: Command, ctx: Context): void {
         run.lines([citationText(hit), `    ${oneLine(hit.snippet)}`]);
       }
       if (result.items.length === 0) run.note('no passages match');
-      if (result.indexedSeq < result.headSeq) {
+      if (result.truncated) run.note('… the scan of the past stopped at its budget: narrow --path');
+      if (result.mode !== 'scan' && result.indexedSeq < result.headSeq) {
         run.note(`note: the index is ${result.headSeq - result.indexedSeq} changes behind`);
       }
     });
   examples(search, [
     'satchel search deploy rollback -w demo',
     'satchel search "billing migration" --path /notes --limit 3 --json',
+    'satchel search deploy --at before-run',
     'satchel search --status',
     'satchel search --reindex',
   ]);

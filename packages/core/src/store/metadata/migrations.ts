@@ -3,6 +3,7 @@
  * dialect; the few type differences come from `SqlDialectInfo`.
  */
 
+import { setTimeout } from 'node:timers/promises';
 import { SatchelError } from '@satchel/client/errors.js';
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
@@ -245,6 +246,10 @@ export async function pendingMigrations(
   return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
 
+/** PostgreSQL's words for a catalog row that vanished under a concurrent DROP or CREATE. */
+const CATALOG_RACE =
+  /cache lookup failed|could not open relation|concurrently (updated|deleted)|does not exist|duplicate key value violates unique constraint "pg_/;
+
 /**
  * Brings the database to the newest schema; throws INTERNAL naming the failed migration, or
  * saying the schema is newer than this build (a migration ran that it does not know): an older
@@ -253,8 +258,13 @@ export async function pendingMigrations(
 export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectInfo): Promise<void> {
   let { error, results } = await (await migrator(db, dialect)).migrateToLatest();
   // Kysely looks at the catalog of every schema; PostgreSQL can fail that lookup while another
-  // schema of the database is being dropped. Nothing ran: try again.
-  for (let retry = 0; retry < 3 && /cache lookup failed/.test(String(error)); retry++) {
+  // schema of the database is being dropped or created. Nothing ran: try again, a little later.
+  for (
+    let retry = 1;
+    retry <= 5 && results === undefined && CATALOG_RACE.test(String(error));
+    retry++
+  ) {
+    await setTimeout(20 * retry);
     ({ error, results } = await (await migrator(db, dialect)).migrateToLatest());
   }
   // Kysely's wording when the database has run a migration this build lacks.
