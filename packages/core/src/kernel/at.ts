@@ -59,8 +59,8 @@ async function refuseBeforeFork(
   seq: number,
   field: string,
 ): Promise<void> {
-  const fork = await q.forks.get(ws.id);
-  if (fork === undefined || seq >= fork.seq) return;
+  const fork = await q.forks.forkPoint(ws.id);
+  if (fork === null || seq >= fork.seq) return;
   throw new SatchelError(
     'INVALID_INPUT',
     `${field} ${seq} is before ${ws.name} was forked from ${fork.sourceName} at seq ${fork.seq}; read ${fork.sourceName} for its earlier history`,

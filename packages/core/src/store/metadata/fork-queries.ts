@@ -45,9 +45,36 @@ const VERSION_COLUMNS = [
  */
 const PARENT = sql<string>`coalesce(nullif(rtrim(rtrim(path, replace(path, '/', '')), '/'), ''), '/')`;
 
+/** Where a fork began: the part of its record that never changes after the fork is made. */
+export interface ForkPoint {
+  readonly seq: number;
+  readonly sourceName: string;
+}
+
+/** Fork points remembered per instance, at most this many (then forgotten all at once). */
+const MAX_REMEMBERED = 10_000;
+
 /** Forks: their origin, and the rows that make one (`store.forks`, `tx.forks`). */
 export class ForkQueries {
+  /**
+   * The fork point of each workspace asked about (null: not a fork). Safe to keep, on every
+   * node: a workspace's fork record is written in the transaction that creates it and its seq
+   * and source name never change; a workspace id is never reused.
+   */
+  readonly #points = new Map<string, ForkPoint | null>();
+
   constructor(private readonly db: Kysely<Database>) {}
+
+  /** Where `workspaceId` was forked (null: it is not a fork); every read `at` a past seq asks. */
+  async forkPoint(workspaceId: string): Promise<ForkPoint | null> {
+    const known = this.#points.get(workspaceId);
+    if (known !== undefined) return known;
+    const fork = await this.get(workspaceId);
+    const point = fork === undefined ? null : { seq: fork.seq, sourceName: fork.sourceName };
+    if (this.#points.size >= MAX_REMEMBERED) this.#points.clear();
+    this.#points.set(workspaceId, point);
+    return point;
+  }
 
   /**
    * In a write transaction: gives the empty workspace `forkId` every path that was live in

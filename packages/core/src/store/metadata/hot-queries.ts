@@ -61,6 +61,19 @@ export const ENTRY_WITH_BLOB = prepared((db: Kysely<Database>, workspaceId: stri
     .where('entries.path', '=', path),
 );
 
+/** The version of `path` current at `seq` (newest with seq ≤ it): every read `at` a past seq. */
+export const VERSION_AT = prepared(
+  (db: Kysely<Database>, workspaceId: string, path: string, seq: number) =>
+    db
+      .selectFrom('versions')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('path', '=', path)
+      .where('seq', '<=', seq)
+      .orderBy('seq', 'desc')
+      .limit(1),
+);
+
 type WorkspaceRoleRow = Awaited<ReturnType<typeof WORKSPACE_WITH_ROLE>>[number];
 
 export function toWorkspaceWithRole(row: WorkspaceRoleRow): {

@@ -89,7 +89,7 @@ export class MetadataQueries {
     this.rates = new RateQueries(db);
     this.gc = new GcQueries(db);
     this.uploads = new UploadQueries(db);
-    this.past = new PastQueries(db);
+    this.past = new PastQueries(db, dialect);
     this.usage = new UsageQueries(db);
     this.webSessions = new WebSessionQueries(db);
     this.comments = new CommentQueries(db);

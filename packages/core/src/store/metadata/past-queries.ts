@@ -5,7 +5,9 @@
  */
 import { descendantRange } from '@satchel/client/paths.js';
 import type { Kysely, Selectable } from 'kysely';
+import type { SqlDialectInfo } from './dialect.js';
 import { toVersion } from './file-tree-rows.js';
+import { VERSION_AT } from './hot-queries.js';
 import type { SnapshotRecord, VersionRecord } from './records.js';
 import type { Database, SnapshotsTable } from './tables.js';
 
@@ -28,7 +30,10 @@ export interface UndoSelector {
 
 /** The past of a workspace: its state at a seq, and snapshots (`store.past`, `tx.past`). */
 export class PastQueries {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialectInfo,
+  ) {}
 
   /** The version of `path` that was current at `seq` (a tombstone if it was deleted then). */
   async version(
@@ -36,15 +41,7 @@ export class PastQueries {
     path: string,
     seq: number,
   ): Promise<VersionRecord | undefined> {
-    const row = await this.db
-      .selectFrom('versions')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('path', '=', path)
-      .where('seq', '<=', seq)
-      .orderBy('seq', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const [row] = await VERSION_AT(this.db, this.dialect, workspaceId, path, seq);
     return row && toVersion(row);
   }
 
