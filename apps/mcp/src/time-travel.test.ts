@@ -94,7 +94,21 @@ describe('at', () => {
     expect(errorOf(both)).toMatchObject({ code: 'INVALID_INPUT' });
   });
 
-  it('is listed as a seq or a name on the four reading tools and fork_workspace', async () => {
+  it('greps and searches the files as they were', async () => {
+    const { client } = await history();
+    const at = 'before-cleanup';
+    const now = await call(client, 'grep', { pattern: 'bee' });
+    expect(textOf(now)).toBe('No matches found');
+    const then = await call(client, 'grep', { pattern: 'bee', at });
+    expect(textOf(then)).toBe('/dir/b.md:1: bee');
+
+    const search = await call(client, 'search', { query: 'bee', at });
+    expect(search.structuredContent).toMatchObject({ mode: 'scan', truncated: false });
+    expect(textOf(search)).toContain('/dir/b.md (version');
+    expect(textOf(search)).not.toContain('the index is at');
+  });
+
+  it('is listed as a seq or a name on the reading tools and fork_workspace', async () => {
     const client = await connect(await openEngine());
     const { tools } = await client.listTools();
     const withAt = tools.filter((t) => 'at' in (t.inputSchema.properties ?? {}));
@@ -102,8 +116,10 @@ describe('at', () => {
       'directory_tree',
       'fork_workspace',
       'get_file_info',
+      'grep',
       'list_directory',
       'read_text_file',
+      'search',
     ]);
     for (const tool of withAt) {
       expect(tool.inputSchema.properties?.at).toEqual({ type: ['integer', 'string'] });

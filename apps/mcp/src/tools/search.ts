@@ -3,6 +3,7 @@ import { excludeMatcher, type FileInfo, type SearchHit } from '@satchel/core';
 import { z } from 'zod';
 import {
   type AnyTool,
+  AtArg,
   argOf,
   checkPath,
   defineTool,
@@ -73,7 +74,7 @@ const grep = defineTool({
   name: 'grep',
   title: 'Grep',
   description:
-    'Lines containing a string (or RE2 regex) in text files, with path, line and seq. Ranked passages: search; names: search_files.',
+    'Lines matching a string or RE2 regex, with path, line and seq. Passages: search; names: search_files.',
   operation: 'grep',
   input: {
     workspace: WorkspaceArg,
@@ -85,6 +86,7 @@ const grep = defineTool({
     glob: optionsOf('grep').shape.glob.describe('e.g. "**/*.md"'),
     regex: optionsOf('grep').shape.regex.describe('RE2'),
     limit: optionsOf('grep').shape.limit.describe('default 100'),
+    at: AtArg,
   },
   output: resultOf('grep').shape,
   async run(args, ctx) {
@@ -96,6 +98,7 @@ const grep = defineTool({
       regex: args.regex,
       caseSensitive: args.caseSensitive,
       limit: args.limit,
+      at: args.at,
     });
     const lines = result.hits.map((h) => `${h.path}:${h.line}: ${h.text}`);
     if (lines.length === 0) lines.push('No matches found');
@@ -132,19 +135,20 @@ const search = defineTool({
   name: 'search',
   title: 'Search',
   description:
-    'Ranked full-text search: passages cited by path, seq and lines (read them with read_text_file). Exact strings: grep.',
+    'Ranked full-text search: passages cited by path, seq and lines. Exact strings: grep.',
   operation: 'search',
   input: {
     workspace: WorkspaceArg,
     query: argOf('search', 'q').min(1).max(1000),
     path: optionsOf('search').shape.path.describe('only beneath'),
     limit: optionsOf('search').shape.limit.describe('default 10'),
+    at: AtArg,
   },
   output: {
     ...resultOf('search').shape,
     truncated: z
       .boolean()
-      .describe('true when passages were dropped to stay within the read limit'),
+      .describe('true when passages were dropped: the read limit, or a scan of the past'),
   },
   async run(args, ctx) {
     const ws = await ctx.workspace(args.workspace);
@@ -152,16 +156,19 @@ const search = defineTool({
       ...ctx.call(),
       path: args.path === undefined ? undefined : checkPath(args.path),
       limit: args.limit,
+      at: args.at,
     });
     const { kept, cut } = withinBudget(result.items, ctx.limits.maxReadBytes);
     const lines = kept.map((hit, i) => `[${i + 1}] ${cite(hit)}\n${hit.snippet}`);
     if (lines.length === 0) lines.push('No passages found');
-    if (result.indexedSeq < result.headSeq) {
+    if (result.truncated) lines.push('[the scan of the past stopped at its budget: narrow path]');
+    else if (result.mode !== 'scan' && result.indexedSeq < result.headSeq) {
       lines.push(
         `[the index is at version ${result.indexedSeq} of ${result.headSeq}: the newest changes may be missing]`,
       );
     }
-    return { structured: { ...result, items: kept, truncated: cut }, text: lines.join('\n\n') };
+    const truncated = cut || result.truncated === true;
+    return { structured: { ...result, items: kept, truncated }, text: lines.join('\n\n') };
   },
 });
 
