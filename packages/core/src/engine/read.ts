@@ -48,8 +48,20 @@ async function locateFile(
     const hash = requireFile(info);
     return { info, blob: found.blob ?? (await requireBlob(ctx.store, hash)) };
   }
+  if (when.at !== undefined && path !== '/') {
+    // As at the head: the version current then and its blob in one statement.
+    const found = await ctx.store.past.versionWithBlob(ws.id, path, when.at);
+    if (!found || found.version.deleted) throw notThen(path, when.at);
+    const info = versionInfo(found.version);
+    const hash = requireFile(info);
+    return { info, blob: found.blob ?? (await requireBlob(ctx.store, hash)) };
+  }
   const info = await locate(ctx, ws, path, when);
   return { info, blob: await requireBlob(ctx.store, requireFile(info)) };
+}
+
+function notThen(path: string, at: number): SatchelError {
+  return new SatchelError('NOT_FOUND', `${path} did not exist at seq ${at}`, { path, at });
 }
 
 /** Which state a read sees: the head, one version of the file, or the workspace `at` a seq. */
@@ -88,9 +100,7 @@ async function locate(
   if (path === '/') return at === undefined ? rootInfo(ws) : { ...rootInfo(ws), seq: at };
   if (at !== undefined) {
     const row = await ctx.store.past.version(ws.id, path, at);
-    if (!row || row.deleted) {
-      throw new SatchelError('NOT_FOUND', `${path} did not exist at seq ${at}`, { path, at });
-    }
+    if (!row || row.deleted) throw notThen(path, at);
     return versionInfo(row);
   }
   if (seq === undefined) {

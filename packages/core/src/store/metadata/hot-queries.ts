@@ -6,9 +6,9 @@
 
 import type { Role } from '@satchel/client/schemas/access.js';
 import type { Kysely } from 'kysely';
-import { type EntryRow, toBlob, toEntry, toWorkspace } from './file-tree-rows.js';
+import { type EntryRow, toBlob, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
 import { prepared } from './prepared.js';
-import type { BlobRecord, EntryRecord, WorkspaceRecord } from './records.js';
+import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './records.js';
 import type { Database } from './tables.js';
 
 export const WORKSPACE_BY_NAME = prepared((db: Kysely<Database>, name: string) =>
@@ -48,29 +48,36 @@ export const ENTRY_WITH_BLOB = prepared((db: Kysely<Database>, workspaceId: stri
     .selectFrom('entries')
     .leftJoin('blobs', 'blobs.hash', 'entries.hash')
     .selectAll('entries')
-    .select([
-      'blobs.hash as b_hash',
-      'blobs.size as b_size',
-      'blobs.location as b_location',
-      'blobs.data as b_data',
-      'blobs.chunk_size as b_chunk_size',
-      'blobs.chunks as b_chunks',
-      'blobs.created_at as b_created_at',
-    ])
+    .select(BLOB_COLUMNS)
     .where('entries.workspace_id', '=', workspaceId)
     .where('entries.path', '=', path),
 );
 
-/** The version of `path` current at `seq` (newest with seq ≤ it): every read `at` a past seq. */
-export const VERSION_AT = prepared(
+const BLOB_COLUMNS = [
+  'blobs.hash as b_hash',
+  'blobs.size as b_size',
+  'blobs.location as b_location',
+  'blobs.data as b_data',
+  'blobs.chunk_size as b_chunk_size',
+  'blobs.chunks as b_chunks',
+  'blobs.created_at as b_created_at',
+] as const;
+
+/**
+ * The version of `path` current at `seq` (the newest with seq ≤ it) and, for a file, its blob's
+ * columns (prefixed `b_`): a read `at` a past seq in one statement, as ENTRY_WITH_BLOB is at the head.
+ */
+export const VERSION_AT_WITH_BLOB = prepared(
   (db: Kysely<Database>, workspaceId: string, path: string, seq: number) =>
     db
       .selectFrom('versions')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('path', '=', path)
-      .where('seq', '<=', seq)
-      .orderBy('seq', 'desc')
+      .leftJoin('blobs', 'blobs.hash', 'versions.hash')
+      .selectAll('versions')
+      .select(BLOB_COLUMNS)
+      .where('versions.workspace_id', '=', workspaceId)
+      .where('versions.path', '=', path)
+      .where('versions.seq', '<=', seq)
+      .orderBy('versions.seq', 'desc')
       .limit(1),
 );
 
@@ -84,22 +91,35 @@ export function toWorkspaceWithRole(row: WorkspaceRoleRow): {
 }
 
 type EntryBlobRow = Awaited<ReturnType<typeof ENTRY_WITH_BLOB>>[number];
+type BlobColumns = Pick<EntryBlobRow, `b_${string}` & keyof EntryBlobRow>;
+
+/** The blob of a row joined with BLOB_COLUMNS (undefined: no blob row, or not a file). */
+function joinedBlob(row: BlobColumns): BlobRecord | undefined {
+  return row.b_hash === null
+    ? undefined
+    : toBlob({
+        hash: row.b_hash,
+        size: row.b_size as number,
+        location: row.b_location as BlobRecord['location'],
+        data: row.b_data,
+        chunk_size: row.b_chunk_size,
+        chunks: row.b_chunks,
+        created_at: row.b_created_at as number,
+      });
+}
 
 export function toEntryWithBlob(row: EntryBlobRow): {
   entry: EntryRecord;
   blob: BlobRecord | undefined;
 } {
-  const blob =
-    row.b_hash === null
-      ? undefined
-      : toBlob({
-          hash: row.b_hash,
-          size: row.b_size as number,
-          location: row.b_location as BlobRecord['location'],
-          data: row.b_data,
-          chunk_size: row.b_chunk_size,
-          chunks: row.b_chunks,
-          created_at: row.b_created_at as number,
-        });
-  return { entry: toEntry(row as EntryRow), blob };
+  return { entry: toEntry(row as EntryRow), blob: joinedBlob(row) };
+}
+
+type VersionBlobRow = Awaited<ReturnType<typeof VERSION_AT_WITH_BLOB>>[number];
+
+export function toVersionWithBlob(row: VersionBlobRow): {
+  version: VersionRecord;
+  blob: BlobRecord | undefined;
+} {
+  return { version: toVersion(row), blob: joinedBlob(row) };
 }

@@ -7,8 +7,8 @@ import { descendantRange } from '@satchel/client/paths.js';
 import type { Kysely, Selectable } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
 import { toVersion } from './file-tree-rows.js';
-import { VERSION_AT } from './hot-queries.js';
-import type { SnapshotRecord, VersionRecord } from './records.js';
+import { toVersionWithBlob, VERSION_AT_WITH_BLOB } from './hot-queries.js';
+import type { BlobRecord, SnapshotRecord, VersionRecord } from './records.js';
 import type { Database, SnapshotsTable } from './tables.js';
 
 function toSnapshot(row: Selectable<SnapshotsTable>): SnapshotRecord {
@@ -41,8 +41,17 @@ export class PastQueries {
     path: string,
     seq: number,
   ): Promise<VersionRecord | undefined> {
-    const [row] = await VERSION_AT(this.db, this.dialect, workspaceId, path, seq);
-    return row && toVersion(row);
+    return (await this.versionWithBlob(workspaceId, path, seq))?.version;
+  }
+
+  /** That version and, for a file, its blob (undefined if the blob row is missing). */
+  async versionWithBlob(
+    workspaceId: string,
+    path: string,
+    seq: number,
+  ): Promise<{ version: VersionRecord; blob: BlobRecord | undefined } | undefined> {
+    const [row] = await VERSION_AT_WITH_BLOB(this.db, this.dialect, workspaceId, path, seq);
+    return row && toVersionWithBlob(row);
   }
 
   /** Entries under `dir` (its children, or all descendants) that existed at `seq`, by path. */
