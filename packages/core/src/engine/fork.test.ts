@@ -132,4 +132,23 @@ describe('merge', () => {
     expect(actions).toContain('forkWorkspace:ok');
     expect(actions).toContain('merge:refused');
   });
+
+  it('keeps theirs under the name its preview showed, however long the caller took to approve', async () => {
+    let now = Date.UTC(2026, 11, 3, 10, 15, 0);
+    const { satchel } = await openTemp({ clock: () => now });
+    await satchel.writeFile('ws', '/notes.md', 'base\n');
+    await satchel.forkWorkspace('ws', 'exp');
+    await satchel.writeFile('exp', '/notes.md', 'theirs\n');
+    now += 90_000;
+    await satchel.writeFile('ws', '/notes.md', 'ours\n');
+    const preview = await satchel.previewMerge('ws', 'exp');
+    expect(preview.conflicts[0]?.keptAs).toBe('/notes.conflict-exp-20261203T101500Z.md');
+    now += 3_600_000;
+    const merged = await satchel.merge('ws', 'exp', {
+      ifHead: preview.head,
+      ifFromHead: preview.fromHead,
+    });
+    expect(merged.conflicts[0]?.keptAs).toBe(preview.conflicts[0]?.keptAs);
+    expect(await text(satchel, 'ws', '/notes.conflict-exp-20261203T101500Z.md')).toBe('theirs\n');
+  });
 });

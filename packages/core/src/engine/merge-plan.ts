@@ -124,14 +124,11 @@ function actionOf(ours: EntryRecord | undefined, theirs: EntryRecord | undefined
 }
 
 /**
- * Plans merging `sides.from` into `sides.into` as both are in `q`; `now` names the conflict
- * copies (`name.conflict-<from>-<time>.ext`). TOO_LARGE past MAX_UNDO_PATHS paths.
+ * Plans merging `sides.from` into `sides.into` as both are in `q`; conflict copies are named
+ * `name.conflict-<from>-<time theirs was written>.ext`, so a preview and the merge it approves
+ * name them alike. TOO_LARGE past MAX_UNDO_PATHS paths.
  */
-export async function planMerge(
-  q: MetadataQueries,
-  sides: MergeSides,
-  now: number,
-): Promise<MergePlan> {
+export async function planMerge(q: MetadataQueries, sides: MergeSides): Promise<MergePlan> {
   const { into, from, back } = sides;
   const ourPaths = await q.past.touched(into.id, sides.baseInto, into.seq, {});
   const theirPaths = await q.past.touched(from.id, sides.baseFrom, from.seq, {});
@@ -172,7 +169,7 @@ export async function planMerge(
     const { path, base, head, target } = change;
     conflicts.set(path, { path, reason, base, ours: head, theirs: target });
   });
-  const kept = await keepBeside(q, into, from.name, [...conflicts.values()], now);
+  const kept = await keepBeside(q, into, from.name, [...conflicts.values()]);
   const byPath = (a: { path: string }, b: { path: string }) =>
     a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
   return {
@@ -193,7 +190,6 @@ async function keepBeside(
   into: WorkspaceRecord,
   label: string,
   conflicts: readonly Omit<PlannedMergeConflict, 'keptAs'>[],
-  now: number,
 ): Promise<PlannedMergeConflict[]> {
   const taken = new Set<string>();
   const out: PlannedMergeConflict[] = [];
@@ -203,7 +199,8 @@ async function keepBeside(
     let keptAs: string | null = null;
     if (keepable && !(await beneathFile(q, into.id, conflict.path))) {
       for (;;) {
-        const candidate = conflictPath(conflict.path, label, now, (p) => taken.has(p));
+        const at = theirs.modifiedAt;
+        const candidate = conflictPath(conflict.path, label, at, (p) => taken.has(p));
         taken.add(candidate);
         if ((await q.getEntry(into.id, candidate)) === undefined) {
           keptAs = candidate;

@@ -96,7 +96,7 @@ export async function previewMerge(
   validateWorkspaceName(from);
   const options = parseOptions(MergePreviewOptionsSchema, rawOptions);
   const sides = await sidesOf(ctx, ctx.store, workspace, from);
-  return report(await planMerge(ctx.store, sides, ctx.clock()), options.limit);
+  return report(await planMerge(ctx.store, sides), options.limit);
 }
 
 /**
@@ -189,7 +189,7 @@ export async function merge(
   const options = parseOptions(MergeOptionsSchema, rawOptions);
   return ctx.commit(async (tx) => {
     const sides = await sidesOf(ctx, tx, workspace, from);
-    const plan = await planMerge(tx, sides, ctx.clock());
+    const plan = await planMerge(tx, sides);
     await checkUnchangedSince(tx, plan, options);
     const preview = report(plan, options.limit);
     const written = [
