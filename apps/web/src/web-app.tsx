@@ -12,6 +12,7 @@ import { browseRoutes } from './pages/browse.js';
 import { fileRoutes } from './pages/file.js';
 import { historyRoutes } from './pages/history.js';
 import { signInRoutes } from './pages/sign-in.js';
+import { undoRoutes } from './pages/undo.js';
 import { COMMON_HEADERS, checkOrigin, cookieName, csrfTokenOf, PAGE_CSP } from './security.js';
 import type { WebEnv } from './web-env.js';
 
@@ -131,6 +132,7 @@ export function webApp(engine: SatchelEngine, options: WebOptions = {}): Hono<We
   app.route('/', browseRoutes());
   app.route('/', fileRoutes());
   app.route('/', historyRoutes());
+  app.route('/', undoRoutes());
   app.notFound((c) =>
     errorPage(c, new SatchelError('NOT_FOUND', `there is no page at ${c.req.path}`), options),
   );

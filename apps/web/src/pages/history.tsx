@@ -2,7 +2,7 @@
 import type { Version } from '@satchel/core';
 import { SatchelError } from '@satchel/core';
 import { Hono } from 'hono';
-import { baseName, href, size, when } from '../format.js';
+import { baseName, href, size, undoHref, when } from '../format.js';
 import { Breadcrumbs, Layout } from '../layout.js';
 import { requireSignIn, seqParam, signedForm, workspacePath } from '../requests.js';
 import type { WebEnv } from '../web-env.js';
@@ -22,7 +22,7 @@ function lineClass(line: string): string {
 }
 
 /** A unified diff with each line marked; the +/- signs stay, so colour is never the only cue. */
-function DiffView({ diff }: { readonly diff: string }) {
+export function DiffView({ diff }: { readonly diff: string }) {
   const lines = diff.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return (
@@ -69,7 +69,15 @@ function VersionRow({
       </td>
       <td>{v.deleted ? 'deleted' : v.op}</td>
       <td>{v.author}</td>
-      <td>{v.session ?? '—'}</td>
+      <td>
+        {v.session === null ? (
+          '—'
+        ) : (
+          <a href={undoHref(ws, v.session)} title={`Preview undoing session ${v.session}`}>
+            {v.session}
+          </a>
+        )}
+      </td>
       <td>
         <time datetime={v.time}>{when(v.time)}</time>
       </td>
