@@ -60,12 +60,15 @@ export function UndoNotice({
   }
   if (done === undefined || session === undefined || !session.startsWith('web-')) return null;
   return (
-    <form method="post" action={`/w/${encodeURIComponent(ws)}/undo`} class="notice" role="status">
-      <span>{done.slice(0, 300)}</span> <input type="hidden" name="csrf" value={csrf} />
-      <input type="hidden" name="session" value={session} />
-      <input type="hidden" name="back" value={path} />
-      <button type="submit">Undo</button>
-    </form>
+    <div class="notice undo" role="status">
+      <span>{done.slice(0, 300)}</span>{' '}
+      <form method="post" action={`/w/${encodeURIComponent(ws)}/undo`}>
+        <input type="hidden" name="csrf" value={csrf} />
+        <input type="hidden" name="session" value={session} />
+        <input type="hidden" name="back" value={path} />
+        <button type="submit">Undo</button>
+      </form>
+    </div>
   );
 }
 
