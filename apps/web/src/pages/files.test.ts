@@ -108,6 +108,17 @@ describe('changing the tree, with undo', () => {
   });
 });
 
+describe('undo refuses what is not yours', () => {
+  it('undoes only your own changes of a session, whatever label a link names', async () => {
+    await fx.builder.writeFile('report', '/agent.txt', 'mine\n', { session: 'web-0000-aaaa' });
+    const undone = await alice.post('/w/report/undo', { csrf, session: 'web-0000-aaaa' });
+    expect(await page(undone.headers.get('Location') ?? '')).toContain('Nothing to undo.');
+    expect((await fx.builder.readText('report', '/agent.txt')).text).toBe('mine\n');
+    const bad = await alice.post('/w/report/undo', { csrf, session: 'run-7' });
+    expect(bad.status).toBe(400);
+  });
+});
+
 describe('resumable uploads', () => {
   it('resumes at the offset the server kept after a part was cut off, and completes verified', async () => {
     const bytes = new Uint8Array(3 * 1024 * 1024).fill(7);

@@ -231,7 +231,8 @@ export function manageRoutes(): Hono<WebEnv> {
         },
       );
     }
-    const target = { session };
+    // Only your own changes of that session: a link cannot make you undo someone else's.
+    const target = { session, principal: signedIn.principal };
     const preview = await signedIn.satchel.previewUndo(ws, target, { diff: false });
     if (preview.conflicts.length > 0) {
       throw new SatchelError(
