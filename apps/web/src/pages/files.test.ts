@@ -3,6 +3,7 @@
  * rename / delete with undo, and resumable uploads as alice, over a real server.
  */
 import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWeb, TestBrowser, type WebFixture } from '../test-support/server.js';
 
@@ -158,5 +159,53 @@ describe('resumable uploads', () => {
     expect((await fx.builder.stat('report', '/up/big.bin')).session).toBe(session);
     // Without the CSRF token nothing starts.
     expect((await alice.post('/w/report/uploads', { path: '/x', size: '1' })).status).toBe(403);
+  });
+
+  it('keeps what arrived of a part whose connection the client cut, and resumes from there', async () => {
+    const headers = { 'X-CSRF-Token': csrf };
+    const size = 4 * 1024 * 1024;
+    const bytes = new Uint8Array(size).map((_, i) => (i * 31) % 251);
+    const created = await alice.post(
+      '/w/report/uploads',
+      { path: '/up/cut.bin', size: String(size) },
+      headers,
+    );
+    const { id } = (await created.json()) as { id: string };
+    // A PATCH that declares the whole file, sends 1 MiB, and loses its connection.
+    const req = httpRequest(`${fx.url}/w/report/uploads/${id}`, {
+      method: 'PATCH',
+      headers: {
+        Origin: fx.url,
+        Cookie: alice.cookie ?? '',
+        'X-CSRF-Token': csrf,
+        'Upload-Offset': '0',
+        'Content-Length': String(size),
+      },
+    });
+    req.on('error', () => undefined);
+    await new Promise<void>((resolve) =>
+      req.write(bytes.subarray(0, 1024 * 1024), () => resolve()),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    req.destroy();
+    const { offset } = (await (await alice.get(`/w/report/uploads/${id}`, headers)).json()) as {
+      offset: number;
+    };
+    expect(offset).toBeGreaterThan(0);
+    expect(offset).toBeLessThanOrEqual(1024 * 1024);
+    const rest = await fetch(`${fx.url}/w/report/uploads/${id}`, {
+      method: 'PATCH',
+      body: bytes.subarray(offset),
+      headers: {
+        Origin: fx.url,
+        Cookie: alice.cookie ?? '',
+        ...headers,
+        'Upload-Offset': String(offset),
+      },
+    });
+    expect(rest.status).toBe(200);
+    const done = await alice.post(`/w/report/uploads/${id}/complete`, {}, headers);
+    const { hash } = (await done.json()) as { hash: string };
+    expect(hash).toBe(createHash('sha256').update(bytes).digest('hex'));
   });
 });
