@@ -16,6 +16,14 @@ function load(): Record<string, Asset> {
       type: 'text/javascript; charset=utf-8',
       body: readFileSync(require.resolve('htmx.org/dist/htmx.min.js')),
     },
+    'upload.js': {
+      type: 'text/javascript; charset=utf-8',
+      body: readFileSync(new URL('../assets/upload.js', import.meta.url)),
+    },
+    'files.css': {
+      type: 'text/css; charset=utf-8',
+      body: readFileSync(new URL('../assets/files.css', import.meta.url)),
+    },
     'app.css': {
       type: 'text/css; charset=utf-8',
       // Beside src/ and dist/ alike: the package ships the folder.

@@ -8,11 +8,14 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { assetRoutes } from './assets.js';
 import { Layout } from './layout.js';
+import { activityRoutes } from './pages/activity.js';
 import { browseRoutes } from './pages/browse.js';
 import { fileRoutes } from './pages/file.js';
 import { historyRoutes } from './pages/history.js';
+import { manageRoutes } from './pages/manage.js';
 import { signInRoutes } from './pages/sign-in.js';
 import { undoRoutes } from './pages/undo.js';
+import { uploadRoutes } from './pages/upload.js';
 import { COMMON_HEADERS, checkOrigin, cookieName, csrfTokenOf, PAGE_CSP } from './security.js';
 import type { WebEnv } from './web-env.js';
 
@@ -133,6 +136,9 @@ export function webApp(engine: SatchelEngine, options: WebOptions = {}): Hono<We
   app.route('/', fileRoutes());
   app.route('/', historyRoutes());
   app.route('/', undoRoutes());
+  app.route('/', activityRoutes());
+  app.route('/', manageRoutes());
+  app.route('/', uploadRoutes());
   app.notFound((c) =>
     errorPage(c, new SatchelError('NOT_FOUND', `there is no page at ${c.req.path}`), options),
   );

@@ -162,8 +162,10 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('the web app in chr
     await review(page, '11-restored');
   });
 
-  it("previews undoing a session from the history's session link, and undoes it", async () => {
+  it('previews undoing a session from its page (linked from the history), and undoes it', async () => {
     await page.goto(`${fx.url}/w/report/history/notes.txt`);
+    await page.click('a[href="/w/report/session/web"]');
+    await expect.poll(() => page.textContent('h1')).toBe('What session web did');
     await page.click('a[href="/w/report/undo?session=web"]');
     await expect.poll(() => page.textContent('h1')).toBe('Undo session web?');
     await page.click('summary:has-text("/notes.txt")');

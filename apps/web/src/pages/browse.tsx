@@ -5,6 +5,9 @@ import { baseName, href, size, when } from '../format.js';
 import { Breadcrumbs, Layout } from '../layout.js';
 import { requireSignIn, workspacePath } from '../requests.js';
 import type { WebEnv } from '../web-env.js';
+import { activityHref } from './activity.js';
+import { ManageLinks, NewFolderForm, UndoNotice } from './manage.js';
+import { UploadForm } from './upload.js';
 
 /** Entries per page of a folder: a folder of 10,000 files is 50 pages, never one. */
 export const FOLDER_PAGE = 200;
@@ -106,6 +109,11 @@ export function browseRoutes(): Hono<WebEnv> {
       <Layout title={title} signedIn={signedIn}>
         <Breadcrumbs ws={ws} path={path} />
         <h1>{path === '/' ? ws : baseName(path)}</h1>
+        <UndoNotice ws={ws} path={path} query={(name) => c.req.query(name)} csrf={signedIn.csrf} />
+        <p class="actions">
+          <a href={activityHref(ws)}>Activity</a>
+          <ManageLinks ws={ws} path={path} />
+        </p>
         <p class="meta">
           {page.total} {page.total === 1 ? 'entry' : 'entries'}
           {cursor ? ' (continued)' : ''}
@@ -131,6 +139,10 @@ export function browseRoutes(): Hono<WebEnv> {
             </table>
           </div>
         )}
+        <div class="manage">
+          <NewFolderForm ws={ws} path={path} csrf={signedIn.csrf} />
+          <UploadForm ws={ws} path={path} csrf={signedIn.csrf} />
+        </div>
       </Layout>,
     );
   });
