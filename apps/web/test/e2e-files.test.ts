@@ -105,6 +105,15 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
     for (let i = 0; i < bytes.length; i += 4) bytes.writeUInt32LE((i * 2654435761) >>> 0, i);
     await page.goto(`${fx.url}/w/report/tree/`);
     await review(page, 'f05-folder-with-upload');
+    // Keyboard users reach the file input after New folder's button, its zone outlined.
+    await page.focus('#new-folder');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('upload-files');
+    const outline = await page
+      .locator('#upload')
+      .evaluate((el) => getComputedStyle(el).outlineStyle);
+    expect(outline).not.toBe('none');
     // The connection drops under the second part: the request never reaches the server.
     let patches = 0;
     let cut = 0;

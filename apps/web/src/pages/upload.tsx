@@ -78,6 +78,27 @@ function offsetOf(c: Context<WebEnv>): number {
   return Number(raw.trim());
 }
 
+/** Parts one user may be sending at once (the API caps uploads per key the same way). */
+const MAX_PARTS_IN_FLIGHT = 8;
+const partsInFlight = new Map<string, number>();
+
+async function counted<T>(who: string, run: () => Promise<T>): Promise<T> {
+  const now = partsInFlight.get(who) ?? 0;
+  if (now >= MAX_PARTS_IN_FLIGHT) {
+    throw new SatchelError('RATE_LIMITED', 'too many uploads at once: wait for one to finish', {
+      retryAfterSeconds: 1,
+    });
+  }
+  partsInFlight.set(who, now + 1);
+  try {
+    return await run();
+  } finally {
+    const left = (partsInFlight.get(who) ?? 1) - 1;
+    if (left <= 0) partsInFlight.delete(who);
+    else partsInFlight.set(who, left);
+  }
+}
+
 export function uploadRoutes(): Hono<WebEnv> {
   const app = new Hono<WebEnv>();
 
@@ -107,11 +128,13 @@ export function uploadRoutes(): Hono<WebEnv> {
   app.patch('/w/:ws/uploads/:id', async (c) => {
     const { signedIn } = await signedForm(c);
     const offset = offsetOf(c);
-    const upload = await signedIn.satchel.appendUpload(
-      c.req.param('ws'),
-      c.req.param('id'),
-      offset,
-      untilCut(c.req.raw.body),
+    const upload = await counted(signedIn.principal, () =>
+      signedIn.satchel.appendUpload(
+        c.req.param('ws'),
+        c.req.param('id'),
+        offset,
+        untilCut(c.req.raw.body),
+      ),
     );
     return uploadJson(c, upload);
   });
