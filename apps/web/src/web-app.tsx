@@ -9,6 +9,7 @@ import { deleteCookie, getCookie } from 'hono/cookie';
 import { assetRoutes } from './assets.js';
 import { Layout } from './layout.js';
 import { browseRoutes } from './pages/browse.js';
+import { commentRoutes } from './pages/comments.js';
 import { fileRoutes } from './pages/file.js';
 import { historyRoutes } from './pages/history.js';
 import { signInRoutes } from './pages/sign-in.js';
@@ -131,6 +132,7 @@ export function webApp(engine: SatchelEngine, options: WebOptions = {}): Hono<We
   app.route('/', browseRoutes());
   app.route('/', fileRoutes());
   app.route('/', historyRoutes());
+  app.route('/', commentRoutes());
   app.notFound((c) =>
     errorPage(c, new SatchelError('NOT_FOUND', `there is no page at ${c.req.path}`), options),
   );

@@ -8,6 +8,7 @@ import { Breadcrumbs, Layout } from '../layout.js';
 import { PREVIEW_BYTES, previewKind, renderMarkdown, trimPartial } from '../preview.js';
 import { requireSignIn, seqParam, workspacePath } from '../requests.js';
 import type { WebEnv } from '../web-env.js';
+import { CommentsSection } from './comments.js';
 
 /** Text as numbered lines; each line has an anchor (`#L12`) that comments can point at later. */
 export function CodeView({ text, label }: { readonly text: string; readonly label: string }) {
@@ -121,8 +122,13 @@ export function fileRoutes(): Hono<WebEnv> {
             </p>
           )}
         </section>
-        {/* Comments on this file will go here (#comments): a thread per line range. */}
-        <div id="comments" />
+        <CommentsSection
+          satchel={signedIn.satchel}
+          ws={ws}
+          path={path}
+          version={info.seq}
+          csrf={signedIn.csrf}
+        />
       </Layout>,
     );
   });
