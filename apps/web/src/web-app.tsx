@@ -8,10 +8,14 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { assetRoutes } from './assets.js';
 import { Layout } from './layout.js';
+import { accessRoutes } from './pages/access.js';
+import { auditRoutes } from './pages/audit.js';
 import { browseRoutes } from './pages/browse.js';
+import { claimRoutes } from './pages/claim.js';
 import { commentRoutes } from './pages/comments.js';
 import { fileRoutes } from './pages/file.js';
 import { historyRoutes } from './pages/history.js';
+import { shareRoutes } from './pages/share.js';
 import { signInRoutes } from './pages/sign-in.js';
 import { COMMON_HEADERS, checkOrigin, cookieName, csrfTokenOf, PAGE_CSP } from './security.js';
 import type { WebEnv } from './web-env.js';
@@ -133,6 +137,10 @@ export function webApp(engine: SatchelEngine, options: WebOptions = {}): Hono<We
   app.route('/', fileRoutes());
   app.route('/', historyRoutes());
   app.route('/', commentRoutes());
+  app.route('/', claimRoutes());
+  app.route('/', accessRoutes());
+  app.route('/', auditRoutes());
+  app.route('/', shareRoutes(engine));
   app.notFound((c) =>
     errorPage(c, new SatchelError('NOT_FOUND', `there is no page at ${c.req.path}`), options),
   );
