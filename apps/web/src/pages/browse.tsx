@@ -5,6 +5,7 @@ import { baseName, href, size, when } from '../format.js';
 import { Breadcrumbs, Layout } from '../layout.js';
 import { requireSignIn, workspacePath } from '../requests.js';
 import type { WebEnv } from '../web-env.js';
+import { WorkspaceNav } from './manage-nav.js';
 
 /** Entries per page of a folder: a folder of 10,000 files is 50 pages, never one. */
 export const FOLDER_PAGE = 200;
@@ -106,6 +107,7 @@ export function browseRoutes(): Hono<WebEnv> {
       <Layout title={title} signedIn={signedIn}>
         <Breadcrumbs ws={ws} path={path} />
         <h1>{path === '/' ? ws : baseName(path)}</h1>
+        {path === '/' && <WorkspaceNav ws={ws} current="files" />}
         <p class="meta">
           {page.total} {page.total === 1 ? 'entry' : 'entries'}
           {cursor ? ' (continued)' : ''}

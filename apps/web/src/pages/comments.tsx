@@ -140,6 +140,7 @@ export async function CommentsSection({ satchel, ws, path, version, csrf }: Comm
           <label for="comment-start">From line</label>
           <input
             id="comment-start"
+            class="line-no"
             name="startLine"
             type="number"
             min="1"
@@ -147,7 +148,14 @@ export async function CommentsSection({ satchel, ws, path, version, csrf }: Comm
             required
           />
           <label for="comment-end">to line</label>
-          <input id="comment-end" name="endLine" type="number" min="1" inputmode="numeric" />
+          <input
+            id="comment-end"
+            class="line-no"
+            name="endLine"
+            type="number"
+            min="1"
+            inputmode="numeric"
+          />
         </div>
         <label for="comment-body">Comment</label>
         <textarea id="comment-body" name="body" rows={3} required />

@@ -9,6 +9,7 @@ import { PREVIEW_BYTES, previewKind, renderMarkdown, trimPartial } from '../prev
 import { requireSignIn, seqParam, workspacePath } from '../requests.js';
 import type { WebEnv } from '../web-env.js';
 import { CommentsSection } from './comments.js';
+import { manageHref } from './manage-nav.js';
 
 /** Text as numbered lines; each line has an anchor (`#L12`) that comments can point at later. */
 export function CodeView({ text, label }: { readonly text: string; readonly label: string }) {
@@ -83,6 +84,7 @@ export function fileRoutes(): Hono<WebEnv> {
         )}
         <p class="actions">
           <a href={href(ws, 'history', path)}>History</a>
+          <a href={manageHref(ws, 'share', path)}>Share</a>
           <a href={download} download>
             Download
           </a>
