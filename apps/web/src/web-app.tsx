@@ -8,11 +8,16 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { assetRoutes } from './assets.js';
 import { Layout } from './layout.js';
+import { accessRoutes } from './pages/access.js';
 import { activityRoutes } from './pages/activity.js';
+import { auditRoutes } from './pages/audit.js';
 import { browseRoutes } from './pages/browse.js';
+import { claimRoutes } from './pages/claim.js';
+import { commentRoutes } from './pages/comments.js';
 import { fileRoutes } from './pages/file.js';
 import { historyRoutes } from './pages/history.js';
 import { manageRoutes } from './pages/manage.js';
+import { shareRoutes } from './pages/share.js';
 import { signInRoutes } from './pages/sign-in.js';
 import { undoRoutes } from './pages/undo.js';
 import { uploadRoutes } from './pages/upload.js';
@@ -139,6 +144,11 @@ export function webApp(engine: SatchelEngine, options: WebOptions = {}): Hono<We
   app.route('/', activityRoutes());
   app.route('/', manageRoutes());
   app.route('/', uploadRoutes());
+  app.route('/', commentRoutes());
+  app.route('/', claimRoutes());
+  app.route('/', accessRoutes());
+  app.route('/', auditRoutes());
+  app.route('/', shareRoutes(engine));
   app.notFound((c) =>
     errorPage(c, new SatchelError('NOT_FOUND', `there is no page at ${c.req.path}`), options),
   );

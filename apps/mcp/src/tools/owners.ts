@@ -31,7 +31,8 @@ const offerTransfer = defineTool({
       text:
         `offered ${ws} to ${who} until ${offered.expiresAt} (transfer ${offered.id})\n` +
         `claim code (shown once): ${offered.code}\n` +
-        'give the code to the person; they accept with accept_transfer (or `satchel transfer accept CODE`)',
+        `claim link (the web app, on this server): /claim?code=${encodeURIComponent(offered.code)}\n` +
+        'give the code or link to the person; they accept with accept_transfer, `satchel transfer accept CODE`, or in the browser',
     };
   },
 });

@@ -7,6 +7,7 @@ import { requireSignIn, workspacePath } from '../requests.js';
 import type { WebEnv } from '../web-env.js';
 import { activityHref } from './activity.js';
 import { ManageLinks, NewFolderForm, UndoNotice } from './manage.js';
+import { WorkspaceNav } from './manage-nav.js';
 import { UploadForm } from './upload.js';
 
 /** Entries per page of a folder: a folder of 10,000 files is 50 pages, never one. */
@@ -111,9 +112,10 @@ export function browseRoutes(): Hono<WebEnv> {
         <h1>{path === '/' ? ws : baseName(path)}</h1>
         <UndoNotice ws={ws} path={path} query={(name) => c.req.query(name)} csrf={signedIn.csrf} />
         <p class="actions">
-          <a href={activityHref(ws)}>Activity</a>
+          {path !== '/' && <a href={activityHref(ws)}>Activity</a>}
           <ManageLinks ws={ws} path={path} />
         </p>
+        {path === '/' && <WorkspaceNav ws={ws} current="files" />}
         <p class="meta">
           {page.total} {page.total === 1 ? 'entry' : 'entries'}
           {cursor ? ' (continued)' : ''}

@@ -9,7 +9,9 @@ import { Breadcrumbs, Layout } from '../layout.js';
 import { PREVIEW_BYTES, previewKind, renderMarkdown, trimPartial } from '../preview.js';
 import { requireSignIn, seqParam, workspacePath } from '../requests.js';
 import type { WebEnv } from '../web-env.js';
+import { CommentsSection } from './comments.js';
 import { ManageLinks } from './manage.js';
+import { manageHref } from './manage-nav.js';
 
 /** Text as numbered lines; each line has an anchor (`#L12`) that comments can point at later. */
 export function CodeView({ text, label }: { readonly text: string; readonly label: string }) {
@@ -113,6 +115,7 @@ export function fileRoutes(): Hono<WebEnv> {
         <p class="actions">
           <a href={href(ws, 'history', path)}>History</a>
           <ManageLinks ws={ws} path={path} />
+          <a href={manageHref(ws, 'share', path)}>Share</a>
           <a href={download} download>
             Download
           </a>
@@ -164,8 +167,13 @@ export function fileRoutes(): Hono<WebEnv> {
             </p>
           )}
         </section>
-        {/* Comments on this file will go here (#comments): a thread per line range. */}
-        <div id="comments" />
+        <CommentsSection
+          satchel={signedIn.satchel}
+          ws={ws}
+          path={path}
+          version={info.seq}
+          csrf={signedIn.csrf}
+        />
       </Layout>,
     );
   });

@@ -23,9 +23,12 @@ export interface WebFixture {
   close(): Promise<void>;
 }
 
-export async function startWeb(options: WebOptions = {}): Promise<WebFixture> {
+export async function startWeb(
+  options: WebOptions = {},
+  engineOptions: { readonly clock?: () => number } = {},
+): Promise<WebFixture> {
   const dir = await mkdtemp(join(tmpdir(), 'satchel-web-'));
-  const engine = await openSatchel({ data: join(dir, 'data') });
+  const engine = await openSatchel({ data: join(dir, 'data'), ...engineOptions });
   const web = webApp(engine, { logFault: () => undefined, ...options });
   // `/mcp` too, as `satchel serve` mounts it: agents write over MCP, people read on the web.
   const mcp = createMcpHttpHandler();
