@@ -14,6 +14,7 @@ import { fileRoutes } from './pages/file.js';
 import { historyRoutes } from './pages/history.js';
 import { manageRoutes } from './pages/manage.js';
 import { signInRoutes } from './pages/sign-in.js';
+import { undoRoutes } from './pages/undo.js';
 import { uploadRoutes } from './pages/upload.js';
 import { COMMON_HEADERS, checkOrigin, cookieName, csrfTokenOf, PAGE_CSP } from './security.js';
 import type { WebEnv } from './web-env.js';
@@ -134,6 +135,7 @@ export function webApp(engine: SatchelEngine, options: WebOptions = {}): Hono<We
   app.route('/', browseRoutes());
   app.route('/', fileRoutes());
   app.route('/', historyRoutes());
+  app.route('/', undoRoutes());
   app.route('/', activityRoutes());
   app.route('/', manageRoutes());
   app.route('/', uploadRoutes());

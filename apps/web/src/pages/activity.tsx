@@ -7,7 +7,7 @@
 import type { ChangeEvent, Satchel } from '@satchel/core';
 import { SatchelError } from '@satchel/core';
 import { Hono } from 'hono';
-import { href, when } from '../format.js';
+import { href, undoHref, when } from '../format.js';
 import { Layout } from '../layout.js';
 import { requireSignIn, seqParam } from '../requests.js';
 import type { WebEnv } from '../web-env.js';
@@ -195,6 +195,7 @@ export function activityRoutes(): Hono<WebEnv> {
         <p class="actions">
           <a href={activityHref(ws)}>All activity</a>
           <a href={`/w/${encodeURIComponent(ws)}/tree/`}>Files</a>
+          {found.length > 0 && <a href={undoHref(ws, session)}>Undo this session…</a>}
         </p>
         <p class="meta">
           {found.length} {found.length === 1 ? 'change' : 'changes'}

@@ -101,8 +101,10 @@ describe('changing the tree, with undo', () => {
     const session = /name="session" value="([^"]+)"/.exec(after)?.[1] ?? '';
     await expect(fx.builder.stat('report', '/drafts/o.txt')).rejects.toThrow();
 
-    expect((await alice.post('/w/report/undo', { session, back: '/drafts' })).status).toBe(403);
-    const undone = await alice.post('/w/report/undo', { csrf, session, back: '/drafts' });
+    expect((await alice.post('/w/report/undo-change', { session, back: '/drafts' })).status).toBe(
+      403,
+    );
+    const undone = await alice.post('/w/report/undo-change', { csrf, session, back: '/drafts' });
     expect(undone.status).toBe(303);
     expect((await fx.builder.readText('report', '/drafts/o.txt')).text).toBe('x\n');
     expect(await page(undone.headers.get('Location') ?? '')).toContain('Undone.');
@@ -112,10 +114,10 @@ describe('changing the tree, with undo', () => {
 describe('undo refuses what is not yours', () => {
   it('undoes only your own changes of a session, whatever label a link names', async () => {
     await fx.builder.writeFile('report', '/agent.txt', 'mine\n', { session: 'web-0000-aaaa' });
-    const undone = await alice.post('/w/report/undo', { csrf, session: 'web-0000-aaaa' });
+    const undone = await alice.post('/w/report/undo-change', { csrf, session: 'web-0000-aaaa' });
     expect(await page(undone.headers.get('Location') ?? '')).toContain('Nothing to undo.');
     expect((await fx.builder.readText('report', '/agent.txt')).text).toBe('mine\n');
-    const bad = await alice.post('/w/report/undo', { csrf, session: 'run-7' });
+    const bad = await alice.post('/w/report/undo-change', { csrf, session: 'run-7' });
     expect(bad.status).toBe(400);
   });
 });

@@ -24,7 +24,7 @@ function lineClass(line: string): string {
 }
 
 /** A unified diff with each line marked; the +/- signs stay, so colour is never the only cue. */
-function DiffView({ diff }: { readonly diff: string }) {
+export function DiffView({ diff }: { readonly diff: string }) {
   const lines = diff.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return (

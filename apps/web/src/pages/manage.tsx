@@ -62,7 +62,7 @@ export function UndoNotice({
   return (
     <div class="notice undo" role="status">
       <span>{done.slice(0, 300)}</span>{' '}
-      <form method="post" action={`/w/${encodeURIComponent(ws)}/undo`}>
+      <form method="post" action={`/w/${encodeURIComponent(ws)}/undo-change`}>
         <input type="hidden" name="csrf" value={csrf} />
         <input type="hidden" name="session" value={session} />
         <input type="hidden" name="back" value={path} />
@@ -218,7 +218,7 @@ export function manageRoutes(): Hono<WebEnv> {
     return c.redirect(doneHref(ws, parentOf(path), session, what), 303);
   });
 
-  app.post('/w/:ws/undo', async (c) => {
+  app.post('/w/:ws/undo-change', async (c) => {
     const { signedIn, form } = await signedForm(c);
     const ws = c.req.param('ws');
     const session = form.session ?? '';
