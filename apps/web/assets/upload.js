@@ -14,6 +14,8 @@
   const csrf = zone.dataset.csrf;
   const PART = 4 * 1024 * 1024;
   const RETRIES = 20;
+  // Answers that say "not now" rather than "no": a stalled body, too many at once, a proxy.
+  const RETRYABLE = new Set([408, 429, 502, 503, 504]);
 
   const say = (text) => {
     status.textContent = text;
@@ -77,6 +79,8 @@
           offset = res.json.offset;
         } else if (res.status === 409) {
           offset = await resumeAt(url);
+        } else if (RETRYABLE.has(res.status)) {
+          throw new Error('connection lost');
         } else {
           throw failed(res);
         }

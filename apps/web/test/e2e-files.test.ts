@@ -114,13 +114,21 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
       .locator('#upload')
       .evaluate((el) => getComputedStyle(el).outlineStyle);
     expect(outline).not.toBe('none');
-    // The connection drops under the second part: the request never reaches the server.
+    // The connection drops under the second part (the request never reaches the server), and
+    // the fourth gets a 503.
     let patches = 0;
     let cut = 0;
     await page.route('**/w/report/uploads/*', async (route) => {
-      if (route.request().method() === 'PATCH' && ++patches === 2) {
+      if (route.request().method() !== 'PATCH') return route.continue();
+      patches++;
+      if (patches === 2) {
         cut++;
         return route.abort('connectionreset');
+      }
+      // A proxy in between that is briefly unavailable: "not now", so the script retries.
+      if (patches === 4) {
+        cut++;
+        return route.fulfill({ status: 503, body: 'unavailable' });
       }
       return route.continue();
     });
@@ -131,7 +139,7 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
     });
     await page.waitForURL(/done=Uploaded/, { timeout: 60_000 });
     await page.unroute('**/w/report/uploads/*');
-    expect(cut).toBe(1);
+    expect(cut).toBe(2);
     expect(patches).toBeGreaterThanOrEqual(6);
     const info = await fx.builder.stat('report', '/big.bin');
     expect(info.size).toBe(bytes.length);
