@@ -16,6 +16,10 @@ function load(): Record<string, Asset> {
       type: 'text/javascript; charset=utf-8',
       body: readFileSync(require.resolve('htmx.org/dist/htmx.min.js')),
     },
+    'comments.js': {
+      type: 'text/javascript; charset=utf-8',
+      body: readFileSync(new URL('../assets/comments.js', import.meta.url)),
+    },
     'app.css': {
       type: 'text/css; charset=utf-8',
       // Beside src/ and dist/ alike: the package ships the folder.

@@ -34,9 +34,10 @@ async function visitor(): Promise<Page> {
   return fresh.newPage();
 }
 
-async function createLink(path: string, expiry = '7 days'): Promise<string> {
+async function createLink(path: string, expiry = '7 days', password = ''): Promise<string> {
   await page.goto(`${fx.url}/w/report/share`);
   await page.fill('#share-path', path);
+  await page.fill('#share-password', password);
   await page.selectOption('#share-expiry', { label: expiry });
   await Promise.all([page.waitForURL(/\/w\/report\/share$/), page.click('text=Create link')]);
   return page.inputValue('#new-link');
@@ -72,8 +73,16 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('managing in chromi
 
   it('comments on lines 3–5; the agent lists and resolves it over MCP; the page shows it resolved', async () => {
     await page.goto(`${fx.url}/w/report/file/plan.txt`);
-    await page.fill('#comment-start', '3');
-    await page.fill('#comment-end', '5');
+    // Select lines 3–5 of the preview with the mouse: the form takes their numbers.
+    const from = await page.locator('#L3').boundingBox();
+    const to = await page.locator('#L5').boundingBox();
+    if (from === null || to === null) throw new Error('no lines 3–5 on the page');
+    await page.mouse.move(from.x + from.width - 4, from.y + 4);
+    await page.mouse.down();
+    await page.mouse.move(to.x + to.width - 4, to.y + to.height / 2, { steps: 5 });
+    await page.mouse.up();
+    await expect.poll(() => page.inputValue('#comment-start')).toBe('3');
+    expect(await page.inputValue('#comment-end')).toBe('5');
     await page.fill('#comment-body', 'Step two needs a date.');
     await Promise.all([page.waitForURL(/#thread-/), page.click('text=Add comment')]);
     await expect.poll(() => page.textContent('#comments')).toContain('On lines 3–5 of version');
@@ -146,5 +155,17 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('managing in chromi
     await review(guest, '29-link-expired');
     await guest.context().close();
     expect(cspViolations).toEqual([]);
+  });
+
+  it('asks a visitor for the password of a protected link, then shows the file', async () => {
+    const url = await createLink('/plan.txt', '1 day', 'correct horse battery');
+    const guest = await visitor();
+    expect((await guest.goto(url))?.status()).toBe(401);
+    await review(guest, '30-share-password');
+    await guest.fill('#share-password', 'correct horse battery');
+    await Promise.all([guest.waitForLoadState(), guest.click('button:has-text("Open")')]);
+    await expect.poll(() => guest.textContent('h1')).toBe('plan.txt');
+    await review(guest, '31-shared-file-password');
+    await guest.context().close();
   });
 });
