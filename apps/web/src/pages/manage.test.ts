@@ -92,6 +92,25 @@ describe('access', () => {
     await expect(fx.engine.authenticate(secret ?? '')).rejects.toThrow();
   });
 
+  it('shows a viewer the members and locks without the owner’s buttons', async () => {
+    await fx.engine.setMember('report', 'bob', 'viewer');
+    const bob = new TestBrowser(fx.url);
+    await bob.signIn(await fx.loginUrl('bob'));
+    const page = await (await bob.get('/w/report/access')).text();
+    expect(page).toContain('<strong id="my-role">viewer</strong>');
+    expect(page).toContain('<td>alice</td>');
+    expect(page).not.toContain('Set role');
+    expect(page).not.toContain('Invite someone');
+    const token = await bob.csrf('/w/report/access');
+    const refused = await bob.post('/w/report/members', {
+      principal: 'bob',
+      role: 'owner',
+      csrf: token,
+    });
+    expect(refused.status).toBe(403);
+    await fx.engine.removeMember('report', 'bob');
+  });
+
   it('refuses a bad role as a 400 page', async () => {
     const bad = await alice.post('/w/report/members', { principal: 'bob', role: 'god', csrf });
     expect(bad.status).toBe(400);
