@@ -122,11 +122,12 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('managing in chromi
 
   it('opens a share link in a fresh context with no session, read-only', async () => {
     const url = await createLink('/docs');
-    expect(url).toMatch(/\/share\/[^/]+$/);
+    expect(url).toMatch(/\/s\/[^/]+$/);
     await review(page, '25-share-links');
     const guest = await visitor();
     const response = await guest.goto(url);
     expect(response?.status()).toBe(200);
+    expect(guest.url()).toMatch(/\/share\/[^/]+$/);
     expect(await guest.textContent('header')).not.toContain('Signed in');
     await review(guest, '26-shared-folder');
     await Promise.all([guest.waitForURL(/\/a\.txt$/), guest.click('text=a.txt')]);

@@ -1,4 +1,5 @@
 /** Claim, access, audit and share links over a real server, as alice and as a visitor. */
+import { get as httpGet, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWeb, TestBrowser, type WebFixture } from '../test-support/server.js';
 
@@ -132,12 +133,25 @@ describe('audit', () => {
 describe('share links', () => {
   const visitor = (path: string, init?: RequestInit) => fetch(`${fx.url}${path}`, init);
   const tokenOf = (page: string) =>
-    /id="new-link" class="hash" value="[^"]*\/share\/([^"]+)"/.exec(page)?.[1] ?? '';
+    /id="new-link" class="hash" value="[^"]*\/s\/([^"]+)"/.exec(page)?.[1] ?? '';
 
   it('shares a folder read-only with a visitor who has no session', async () => {
     const made = await alice.post('/w/report/share', { path: '/docs', expiresIn: '86400', csrf });
     expect(made.status).toBe(201);
     const token = tokenOf(await made.text());
+    // A browser opening the link is sent to its page; a program gets the JSON listing.
+    // (node:http: fetch sets Sec-Fetch-Mode itself.)
+    const sent = await new Promise<IncomingMessage>((resolve, reject) =>
+      httpGet(
+        `${fx.url}/s/${token}`,
+        { headers: { 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' } },
+        resolve,
+      ).on('error', reject),
+    );
+    sent.resume();
+    expect(sent.statusCode).toBe(303);
+    expect(sent.headers.location).toBe(`/share/${token}`);
+    expect((await visitor(`/s/${token}`)).headers.get('Content-Type')).toMatch(/json/);
     const top = await visitor(`/share/${token}`);
     expect(top.status).toBe(200);
     const listing = await top.text();

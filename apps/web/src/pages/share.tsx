@@ -117,7 +117,8 @@ export function shareRoutes(engine: SatchelEngine): Hono<WebEnv> {
       ...(password === '' ? {} : { password }),
       ...(maxDownloads === undefined ? {} : { maxDownloads }),
     });
-    const url = `${expectedOrigin(c)}/share/${encodeURIComponent(link.token)}`;
+    // `/s/<token>`: a browser opening it is sent to the link's page (/share/<token>).
+    const url = /^https?:/.test(link.url) ? link.url : `${expectedOrigin(c)}${link.url}`;
     return sharePage(c, signedIn, ws, { url, path: link.path });
   });
 
