@@ -130,7 +130,7 @@ function Keys({ ws, keys, created, csrf }: KeysProps) {
             now: it is not shown again.
           </p>
           <label for="new-key">Secret</label>
-          <input id="new-key" class="hash" value={created.key} readonly />
+          <input id="new-key" class="hash secret" value={created.key} readonly />
         </div>
       )}
       {keys.length === 0 ? (

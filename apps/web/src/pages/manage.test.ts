@@ -79,7 +79,9 @@ describe('access', () => {
       csrf,
     });
     expect(created.status).toBe(201);
-    const secret = /id="new-key" class="hash" value="([^"]+)"/.exec(await created.text())?.[1];
+    const secret = /id="new-key" class="hash secret" value="([^"]+)"/.exec(
+      await created.text(),
+    )?.[1];
     const me = await fx.engine.as(await fx.engine.authenticate(secret ?? '')).whoami();
     expect(me.key).toMatchObject({
       workspaces: ['report'],
@@ -133,7 +135,7 @@ describe('audit', () => {
 describe('share links', () => {
   const visitor = (path: string, init?: RequestInit) => fetch(`${fx.url}${path}`, init);
   const tokenOf = (page: string) =>
-    /id="new-link" class="hash" value="[^"]*\/s\/([^"]+)"/.exec(page)?.[1] ?? '';
+    /id="new-link" class="hash secret" value="[^"]*\/s\/([^"]+)"/.exec(page)?.[1] ?? '';
 
   it('shares a folder read-only with a visitor who has no session', async () => {
     const made = await alice.post('/w/report/share', { path: '/docs', expiresIn: '86400', csrf });

@@ -42,7 +42,7 @@ async function sharePage(
             Link to <code>{created.path}</code> created. Copy it now: it is not shown again.
           </p>
           <label for="new-link">Link</label>
-          <input id="new-link" class="hash" value={created.url} readonly />
+          <input id="new-link" class="hash secret" value={created.url} readonly />
         </div>
       )}
       <form method="post" action={manageHref(ws, 'share')} class="stack">
