@@ -132,6 +132,17 @@ describe('audit', () => {
   });
 });
 
+describe('audit verification', () => {
+  it('shows an admin the chain recomputed and intact', async () => {
+    const admin = new TestBrowser(fx.url);
+    await admin.signIn(await fx.loginUrl((await fx.engine.whoami()).principal));
+    const page = await (await admin.get('/w/report/audit')).text();
+    expect(page).toMatch(
+      /Chain verification: <strong>intact<\/strong> — all \d+ entries recomputed/,
+    );
+  });
+});
+
 describe('share links', () => {
   const visitor = (path: string, init?: RequestInit) => fetch(`${fx.url}${path}`, init);
   const tokenOf = (page: string) =>
