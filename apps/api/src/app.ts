@@ -245,7 +245,7 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   // Signed transfer URLs carry their own authority: no bearer key (routes/signed.ts).
   app.route('/', signedRoutes(engine, config));
   // Share links too: opened by people without an account (routes/share.ts).
-  app.route('/', shareRoutes(engine));
+  app.route('/', shareRoutes(engine, options.web === undefined ? undefined : '/share'));
   // The operation table's routes first: `GET …/files` lists before the file wildcard reads.
   for (const routes of [
     // Before the derived routes: its GET answers with the Upload-Offset headers too.

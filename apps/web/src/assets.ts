@@ -24,6 +24,10 @@ function load(): Record<string, Asset> {
       type: 'text/css; charset=utf-8',
       body: readFileSync(new URL('../assets/files.css', import.meta.url)),
     },
+    'comments.js': {
+      type: 'text/javascript; charset=utf-8',
+      body: readFileSync(new URL('../assets/comments.js', import.meta.url)),
+    },
     'app.css': {
       type: 'text/css; charset=utf-8',
       // Beside src/ and dist/ alike: the package ships the folder.

@@ -10,6 +10,7 @@
  * - A file is agent-written, untrusted content: `nosniff`, `Content-Security-Policy:
  *   default-src 'none'; sandbox`, and `Content-Disposition: attachment` unless its type is on a
  *   short list of passive types (plain text, raster images); `?download=1` forces attachment.
+ * - With the web app mounted, a browser's navigation to a link goes to its page (`/share/…`).
  */
 import { baseName, isSatchelError, type SatchelEngine, SatchelError } from '@satchel/core';
 import { create as contentDisposition } from 'content-disposition';
@@ -87,7 +88,22 @@ async function view(
   return c.body(downloadBody(shared.file.body), 200, headers);
 }
 
-export function shareRoutes(engine: SatchelEngine): Hono<ApiEnv> {
+/** A browser opening the link as a page (typed in, clicked), not a program or an <img>. */
+function isNavigation(c: Ctx): boolean {
+  return (
+    c.req.header('Sec-Fetch-Mode') === 'navigate' &&
+    c.req.header('Sec-Fetch-Dest') === 'document' &&
+    c.req.query('download') === undefined &&
+    c.req.query('raw') === undefined
+  );
+}
+
+/**
+ * With `pagePrefix` (the web app is mounted), a browser navigating to `/s/<token>[/<path>]` is
+ * sent to the web app's page for the link, `<pagePrefix>/<token>[/<path>]`, which shows a
+ * folder's listing or the password form; `?raw=1` or `?download=1` get the bytes as before.
+ */
+export function shareRoutes(engine: SatchelEngine, pagePrefix?: string): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.use('/s/*', async (c, next) => {
     await next();
@@ -104,7 +120,10 @@ export function shareRoutes(engine: SatchelEngine): Hono<ApiEnv> {
       });
     }
   });
-  const get = (c: Ctx) => view(engine, c, c.req.header(SHARE_PASSWORD_HEADER));
+  const get = (c: Ctx) =>
+    pagePrefix !== undefined && isNavigation(c)
+      ? c.redirect(`${pagePrefix}${new URL(c.req.url).pathname.slice(2)}`, 303)
+      : view(engine, c, c.req.header(SHARE_PASSWORD_HEADER));
   const post = async (c: Ctx) => view(engine, c, await postedPassword(c));
   app.get('/s/:token', get);
   app.get('/s/:token/*', get);

@@ -45,7 +45,7 @@ function Members({ ws, members, owner, csrf }: MembersProps) {
   return (
     <section aria-labelledby="members-title">
       <h2 id="members-title">Members</h2>
-      <div class="scroll">
+      <section class="scroll" aria-label="Members" tabindex={0}>
         <table>
           <thead>
             <tr>
@@ -89,7 +89,7 @@ function Members({ ws, members, owner, csrf }: MembersProps) {
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
       {owner && (
         <form method="post" action={`${base(ws)}/members`} class="stack">
           <h3>Invite someone</h3>
@@ -130,7 +130,7 @@ function Keys({ ws, keys, created, csrf }: KeysProps) {
             now: it is not shown again.
           </p>
           <label for="new-key">Secret</label>
-          <input id="new-key" class="hash" value={created.key} readonly />
+          <input id="new-key" class="hash secret" value={created.key} readonly />
         </div>
       )}
       {keys.length === 0 ? (

@@ -66,7 +66,7 @@ export function auditRoutes(): Hono<WebEnv> {
         {page.items.length === 0 ? (
           <p>No entries{cursor === undefined ? '' : ' after these'}.</p>
         ) : (
-          <div class="scroll">
+          <section class="scroll" aria-label="Audit entries" tabindex={0}>
             <table>
               <caption class="visually-hidden">Audit entries, oldest first</caption>
               <thead>
@@ -100,7 +100,7 @@ export function auditRoutes(): Hono<WebEnv> {
                 ))}
               </tbody>
             </table>
-          </div>
+          </section>
         )}
         <p class="actions">
           {cursor !== undefined && <a href={manageHref(ws, 'audit')}>Oldest entries</a>}

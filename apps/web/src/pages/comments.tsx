@@ -134,6 +134,9 @@ export async function CommentsSection({ satchel, ws, path, version, csrf }: Comm
       ))}
       <form method="post" action={commentsHref(ws, 'comment', path)} class="new-comment">
         <h3>Comment on lines of version {version}</h3>
+        <p class="meta" id="comment-hint">
+          Select lines in the preview, or type their numbers.
+        </p>
         <Csrf token={csrf} />
         <input type="hidden" name="version" value={String(version)} />
         <div class="line-range">
@@ -161,6 +164,7 @@ export async function CommentsSection({ satchel, ws, path, version, csrf }: Comm
         <textarea id="comment-body" name="body" rows={3} required />
         <button type="submit">Add comment</button>
       </form>
+      <script src="/assets/comments.js" defer />
     </section>
   );
 }

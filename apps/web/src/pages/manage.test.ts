@@ -1,4 +1,5 @@
 /** Claim, access, audit and share links over a real server, as alice and as a visitor. */
+import { get as httpGet, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWeb, TestBrowser, type WebFixture } from '../test-support/server.js';
 
@@ -78,7 +79,9 @@ describe('access', () => {
       csrf,
     });
     expect(created.status).toBe(201);
-    const secret = /id="new-key" class="hash" value="([^"]+)"/.exec(await created.text())?.[1];
+    const secret = /id="new-key" class="hash secret" value="([^"]+)"/.exec(
+      await created.text(),
+    )?.[1];
     const me = await fx.engine.as(await fx.engine.authenticate(secret ?? '')).whoami();
     expect(me.key).toMatchObject({
       workspaces: ['report'],
@@ -90,6 +93,25 @@ describe('access', () => {
     expect(page).toContain('at most viewer; changes under /out');
     await alice.post('/w/report/keys/revoke', { id: me.key?.id ?? '', csrf });
     await expect(fx.engine.authenticate(secret ?? '')).rejects.toThrow();
+  });
+
+  it('shows a viewer the members and locks without the owner’s buttons', async () => {
+    await fx.engine.setMember('report', 'bob', 'viewer');
+    const bob = new TestBrowser(fx.url);
+    await bob.signIn(await fx.loginUrl('bob'));
+    const page = await (await bob.get('/w/report/access')).text();
+    expect(page).toContain('<strong id="my-role">viewer</strong>');
+    expect(page).toContain('<td>alice</td>');
+    expect(page).not.toContain('Set role');
+    expect(page).not.toContain('Invite someone');
+    const token = await bob.csrf('/w/report/access');
+    const refused = await bob.post('/w/report/members', {
+      principal: 'bob',
+      role: 'owner',
+      csrf: token,
+    });
+    expect(refused.status).toBe(403);
+    await fx.engine.removeMember('report', 'bob');
   });
 
   it('refuses a bad role as a 400 page', async () => {
@@ -110,15 +132,39 @@ describe('audit', () => {
   });
 });
 
+describe('audit verification', () => {
+  it('shows an admin the chain recomputed and intact', async () => {
+    const admin = new TestBrowser(fx.url);
+    await admin.signIn(await fx.loginUrl((await fx.engine.whoami()).principal));
+    const page = await (await admin.get('/w/report/audit')).text();
+    expect(page).toMatch(
+      /Chain verification: <strong>intact<\/strong> — all \d+ entries recomputed/,
+    );
+  });
+});
+
 describe('share links', () => {
   const visitor = (path: string, init?: RequestInit) => fetch(`${fx.url}${path}`, init);
   const tokenOf = (page: string) =>
-    /id="new-link" class="hash" value="[^"]*\/share\/([^"]+)"/.exec(page)?.[1] ?? '';
+    /id="new-link" class="hash secret" value="[^"]*\/s\/([^"]+)"/.exec(page)?.[1] ?? '';
 
   it('shares a folder read-only with a visitor who has no session', async () => {
     const made = await alice.post('/w/report/share', { path: '/docs', expiresIn: '86400', csrf });
     expect(made.status).toBe(201);
     const token = tokenOf(await made.text());
+    // A browser opening the link is sent to its page; a program gets the JSON listing.
+    // (node:http: fetch sets Sec-Fetch-Mode itself.)
+    const sent = await new Promise<IncomingMessage>((resolve, reject) =>
+      httpGet(
+        `${fx.url}/s/${token}`,
+        { headers: { 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' } },
+        resolve,
+      ).on('error', reject),
+    );
+    sent.resume();
+    expect(sent.statusCode).toBe(303);
+    expect(sent.headers.location).toBe(`/share/${token}`);
+    expect((await visitor(`/s/${token}`)).headers.get('Content-Type')).toMatch(/json/);
     const top = await visitor(`/share/${token}`);
     expect(top.status).toBe(200);
     const listing = await top.text();

@@ -42,7 +42,7 @@ function pageHref({ token, path }: Where): string {
 
 function bytesHref({ token, path }: Where, download: boolean): string {
   const below = path === '/' ? '' : encodePath(path);
-  return `/s/${encodeURIComponent(token)}${below}${download ? '?download=1' : ''}`;
+  return `/s/${encodeURIComponent(token)}${below}${download ? '?download=1' : '?raw=1'}`;
 }
 
 /** A link to `to`, or — when a password is in play — a button posting it there again. */

@@ -42,7 +42,7 @@ async function sharePage(
             Link to <code>{created.path}</code> created. Copy it now: it is not shown again.
           </p>
           <label for="new-link">Link</label>
-          <input id="new-link" class="hash" value={created.url} readonly />
+          <input id="new-link" class="hash secret" value={created.url} readonly />
         </div>
       )}
       <form method="post" action={manageHref(ws, 'share')} class="stack">
@@ -117,7 +117,8 @@ export function shareRoutes(engine: SatchelEngine): Hono<WebEnv> {
       ...(password === '' ? {} : { password }),
       ...(maxDownloads === undefined ? {} : { maxDownloads }),
     });
-    const url = `${expectedOrigin(c)}/share/${encodeURIComponent(link.token)}`;
+    // `/s/<token>`: a browser opening it is sent to the link's page (/share/<token>).
+    const url = /^https?:/.test(link.url) ? link.url : `${expectedOrigin(c)}${link.url}`;
     return sharePage(c, signedIn, ws, { url, path: link.path });
   });
 
