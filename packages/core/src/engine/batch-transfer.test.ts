@@ -195,4 +195,28 @@ describe('downloadFiles', () => {
     ]);
     await expect(satchel.downloadFiles('ws', [])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
+
+  it('answers a long list in order, pages of small files and the odd one out alike', async () => {
+    const { satchel } = await openTemp();
+    const files = Array.from({ length: 450 }, (_, i) => ({
+      path: `/d/f${i}.txt`,
+      content: `n${i}`,
+    }));
+    await satchel.writeFiles('ws', files);
+    const asked = files.map((file) => ({ path: file.path }));
+    asked.splice(199, 0, { path: '/d' }, { path: '/nope.txt' }, { path: '/d/f0.txt' });
+    const got: string[] = [];
+    for await (const item of await satchel.downloadFiles('ws', asked)) {
+      if ('error' in item) {
+        got.push(`${item.path}: ${item.error.code}`);
+        continue;
+      }
+      const pieces: Buffer[] = [];
+      for await (const piece of item.body) pieces.push(Buffer.from(piece));
+      got.push(`${item.path}: ${Buffer.concat(pieces).toString()}`);
+    }
+    const expected = files.map((file) => `${file.path}: ${file.content}`);
+    expected.splice(199, 0, '/d: INVALID_INPUT', '/nope.txt: NOT_FOUND', '/d/f0.txt: n0');
+    expect(got).toEqual(expected);
+  });
 });
