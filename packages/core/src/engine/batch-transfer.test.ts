@@ -202,8 +202,12 @@ describe('downloadFiles', () => {
       path: `/d/f${i}.txt`,
       content: `n${i}`,
     }));
-    await satchel.writeFiles('ws', files);
-    const asked = files.map((file) => ({ path: file.path }));
+    const infos = await satchel.writeFiles('ws', files);
+    // Pinned to the version planned, as sync asks: the head's version is the head.
+    const asked: { path: string; version?: number }[] = files.map((file, i) => ({
+      path: file.path,
+      version: infos[i]?.seq ?? 0,
+    }));
     asked.splice(199, 0, { path: '/d' }, { path: '/nope.txt' }, { path: '/d/f0.txt' });
     const got: string[] = [];
     for await (const item of await satchel.downloadFiles('ws', asked)) {

@@ -1,8 +1,10 @@
 /**
  * The batch download's shortcut for small files at the head (issue 19): the entries of a page
  * of requested paths and their inline blobs in one statement, where `readFile` reads each file
- * on its own. Anything else — a version asked for, content in the blob store, a missing path,
- * a directory, a redacted file — is left to `readFile`, which answers it as before.
+ * on its own. A version asked for that is the head's (sync pins its downloads to the version
+ * planned, most often the head) is the head. Anything else — an older version, content in the
+ * blob store, a missing path, a directory, a redacted file — is left to `readFile`, which
+ * answers it as before.
  */
 import type { DownloadItem } from '@satchel/client/operations/satchel.js';
 import { normalizeEntryPath } from '@satchel/client/paths.js';
@@ -30,7 +32,6 @@ export async function inlineHeads(
 ): Promise<Map<number, DownloadItem>> {
   const wanted = new Map<number, string>();
   for (const [i, file] of files.entries()) {
-    if (file.version !== undefined) continue;
     try {
       const path = normalizeEntryPath(file.path);
       if (path !== '/') wanted.set(i, path);
@@ -44,6 +45,8 @@ export async function inlineHeads(
   for (const [i, path] of wanted) {
     const row = found.get(path);
     if (row?.entry.type !== 'file' || row.blob?.location !== 'inline') continue;
+    const version = files[i]?.version;
+    if (version !== undefined && version !== row.entry.seq) continue;
     const info = entryInfo(row.entry);
     if (isRedacted(info)) continue;
     let bytes: Uint8Array;
