@@ -4,11 +4,70 @@
  * PostgreSQL) and from RemoteSatchel over HTTP.
  */
 import { randomBytes } from 'node:crypto';
+import type { UploadEntry } from '@satchel/client/operations/satchel.js';
 import { resumableUpload } from '@satchel/client/transfer/resumable-upload.js';
 import { expect, it } from 'vitest';
 import { bytesOf, sha256, type World } from './satchel.contract.js';
 
+async function* stream(list: readonly UploadEntry[]): AsyncGenerator<UploadEntry> {
+  yield* list;
+}
+
 export function uploadBehaviour(w: () => World): void {
+  it('writes a batch upload in bulk: a seq per file, parents once, a refused file answered alone', async () => {
+    const { editor, viewer } = w();
+    const ws = await w().workspace('bulk');
+    const kept = await editor.writeFile(ws, '/kept.txt', 'kept');
+    const files = Array.from({ length: 40 }, (_, i) => ({
+      path: `/deep/d${i % 3}/f${i}.txt`,
+      content: Buffer.from(`file ${i}`),
+    }));
+    const first = await editor.uploadFiles(ws, stream(files));
+    const seqs = first.items.map((item) => (item.ok ? item.info.seq : -1));
+    expect(seqs).toEqual(files.map((_, i) => kept.seq + 1 + i));
+    const feed = await viewer.listChanges(ws, { after: kept.seq });
+    expect(feed.cursor).toBe(kept.seq + 40);
+    const writes = feed.events.filter((event) => event.type === 'write');
+    expect(writes.map((event) => [event.path, event.seq])).toEqual(
+      files.map((file, i) => [file.path, kept.seq + 1 + i]),
+    );
+    const dirs = feed.events.filter((event) => event.type === 'mkdir');
+    expect(dirs.map((event) => [event.path, event.seq])).toEqual([
+      ['/deep', kept.seq + 1],
+      ['/deep/d0', kept.seq + 1],
+      ['/deep/d1', kept.seq + 2],
+      ['/deep/d2', kept.seq + 3],
+    ]);
+    expect(await bytesOf((await viewer.readFile(ws, '/deep/d1/f7.txt')).body)).toEqual(
+      Buffer.from('file 7'),
+    );
+    // One refusal in the middle of a group: the others commit, the refused file has its answer.
+    const second = await editor.uploadFiles(
+      ws,
+      stream([
+        { path: '/g/a.txt', content: Buffer.from('a') },
+        { path: '/kept.txt', content: Buffer.from('lost'), ifNoneMatch: '*' },
+        { path: '/deep/d0/f0.txt/under', content: Buffer.from('under a file') },
+        { path: '/g/b.txt', content: Buffer.from('b') },
+      ]),
+    );
+    expect(second.items.map((item) => (item.ok ? item.info.seq : item.error.code))).toEqual([
+      kept.seq + 41,
+      'PRECONDITION_FAILED',
+      'CONFLICT',
+      kept.seq + 42,
+    ]);
+    expect(await bytesOf((await viewer.readFile(ws, '/kept.txt')).body)).toEqual(
+      Buffer.from('kept'),
+    );
+    const after = await viewer.listChanges(ws, { after: kept.seq + 40 });
+    expect(after.events.map((event) => [event.type, event.path])).toEqual([
+      ['mkdir', '/g'],
+      ['write', '/g/a.txt'],
+      ['write', '/g/b.txt'],
+    ]);
+  });
+
   it('uploads in parts from the offset the server tells, as one version at completion', async () => {
     const { editor, viewer } = w();
     const ws = await w().workspace('uploads');

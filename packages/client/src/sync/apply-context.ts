@@ -40,10 +40,9 @@ export interface ApplyContext {
   readonly resumableAbove?: number;
   /**
    * Move files through the batch transfer calls (`uploadFiles`, `downloadFiles`; batch-apply.ts).
-   * Unset: downloads in batches, and uploads too against a server (`RemoteSatchel`) — faster
-   * there (docs/benchmarks.md, "Group commit of batch uploads"); uploads into the embedded engine
-   * stay one by one until measured faster — for passes of 16 files or more (a watch cycle's edit
-   * is one call). `true`: every pass in batches; `false`: JSON batches of small uploads and one
+   * Unset: downloads and uploads in batches, to a server and into the embedded engine alike —
+   * faster both ways (docs/benchmarks.md, "Bulk metadata write") — for passes of 16 files or
+   * more (a watch cycle's edit is one call). `true`: every pass in batches; `false`: JSON batches of small uploads and one
    * call per other file, as a server without the batch routes gets anyway.
    */
   readonly batchTransfer?: boolean;

@@ -9,7 +9,6 @@
 import { eachLimit } from '../each-limit.js';
 import { isSatchelError } from '../errors.js';
 import type { BatchFile } from '../operations/satchel.js';
-import { RemoteSatchel } from '../remote/remote-satchel.js';
 import type { FileInfo } from '../schemas/index.js';
 import type { SyncConflict } from '../schemas/sync.js';
 import { resumableUpload, skipBytes } from '../transfer/resumable-upload.js';
@@ -61,21 +60,19 @@ export class Applier implements BatchHost {
   constructor(readonly ctx: ApplyContext) {}
 
   /**
-   * Downloads, and uploads to a server, go in batches (batch-apply.ts) — but files large enough
-   * to go as resumable uploads, which resume where a batch would start over; everything else,
-   * and what a server without batch routes leaves, goes one by one. Uploads into the embedded
-   * engine go one by one unless `batchTransfer: true` (not yet measured faster there). With
-   * `batchTransfer: false`, or unset and fewer than 16 files to move, everything goes one by one
-   * (small uploads in JSON batches).
+   * Downloads and uploads go in batches (batch-apply.ts) — but files large enough to go as
+   * resumable uploads, which resume where a batch would start over; everything else, and what a
+   * server without batch routes leaves, goes one by one. With `batchTransfer: false`, or unset
+   * and fewer than 16 files to move, everything goes one by one (small uploads in JSON batches).
    */
   async apply(actions: readonly SyncAction[]): Promise<void> {
     this.total += actions.length;
     this.totalBytes += actions.reduce((sum, action) => sum + bytesOf(action), 0);
     const { resumableAbove } = this.ctx;
     const moves = actions.filter((a) => a.kind === 'upload' || a.kind === 'download').length;
-    const { batchTransfer, satchel } = this.ctx;
+    const { batchTransfer } = this.ctx;
     const batchDownloads = batchTransfer ?? moves >= BATCH_MIN_FILES;
-    const batchUploads = batchTransfer ?? (batchDownloads && satchel instanceof RemoteSatchel);
+    const batchUploads = batchDownloads;
     if (!batchDownloads && !batchUploads) {
       try {
         return await this.oneByOne(actions);

@@ -195,4 +195,32 @@ describe('downloadFiles', () => {
     ]);
     await expect(satchel.downloadFiles('ws', [])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
+
+  it('answers a long list in order, pages of small files and the odd one out alike', async () => {
+    const { satchel } = await openTemp();
+    const files = Array.from({ length: 450 }, (_, i) => ({
+      path: `/d/f${i}.txt`,
+      content: `n${i}`,
+    }));
+    const infos = await satchel.writeFiles('ws', files);
+    // Pinned to the version planned, as sync asks: the head's version is the head.
+    const asked: { path: string; version?: number }[] = files.map((file, i) => ({
+      path: file.path,
+      version: infos[i]?.seq ?? 0,
+    }));
+    asked.splice(199, 0, { path: '/d' }, { path: '/nope.txt' }, { path: '/d/f0.txt' });
+    const got: string[] = [];
+    for await (const item of await satchel.downloadFiles('ws', asked)) {
+      if ('error' in item) {
+        got.push(`${item.path}: ${item.error.code}`);
+        continue;
+      }
+      const pieces: Buffer[] = [];
+      for await (const piece of item.body) pieces.push(Buffer.from(piece));
+      got.push(`${item.path}: ${Buffer.concat(pieces).toString()}`);
+    }
+    const expected = files.map((file) => `${file.path}: ${file.content}`);
+    expected.splice(199, 0, '/d: INVALID_INPUT', '/nope.txt: NOT_FOUND', '/d/f0.txt: n0');
+    expect(got).toEqual(expected);
+  });
 });

@@ -109,7 +109,9 @@ export const RUNS: Runs = {
     writeFileByHash(ctx, ws, path, hash, options),
   writeFiles: (ctx, [ws, files, options]) => writeFiles(ctx, ws, files, options),
   haveContent: (ctx, [ws, hashes]) => haveContent(ctx, ws, hashes),
-  uploadFiles: (ctx, [ws, entries, options]) => uploadFiles(ctx, ws, entries, options),
+  // Indexing waits for the upload's end, then takes its files in a few steps (indexer.ts).
+  uploadFiles: (ctx, [ws, entries, options], s) =>
+    s.search.deferring(ws, () => uploadFiles(ctx, ws, entries, options)),
   downloadFiles: (ctx, [ws, files]) => downloadFiles(ctx, ws, files),
   appendFile: (ctx, [ws, path, content, options]) => appendFile(ctx, ws, path, content, options),
   readFile: (ctx, [ws, path, options]) => readFile(ctx, ws, path, options),

@@ -18,6 +18,7 @@ import type { MetadataTx } from '../store/metadata/metadata-store.js';
 import { ingest, retryCollected, type StoredContent } from './ingest.js';
 import { hasQuota, precheckQuota, writeGrowth } from './quota.js';
 import { byteLength, commitContent } from './write.js';
+import { commitBulk } from './write-group.js';
 
 export async function writeFiles(
   ctx: EngineContext,
@@ -73,7 +74,8 @@ export interface GroupFile {
 /**
  * Commits every file of `files` as a new version, in the caller's transaction (`writeFiles`, a
  * group of `uploadFiles`): one claim of a transaction, one audit entry and one fsync for all of
- * them. A refusal of any file throws, and the transaction rolls back the whole group.
+ * them, and — for two or more distinct paths — one bulk write of their metadata (write-group.ts).
+ * A refusal of any file throws, and the transaction rolls back the whole group.
  */
 export async function commitFiles(
   tx: MetadataTx,
@@ -82,6 +84,10 @@ export async function commitFiles(
   files: readonly GroupFile[],
   options: WriteOptions,
 ): Promise<FileInfo[]> {
+  if (files.length > 1 && new Set(files.map((file) => file.path)).size === files.length) {
+    const bulk = await commitBulk(tx, ctx, workspace, files, options);
+    if (bulk) return bulk;
+  }
   const out: FileInfo[] = [];
   for (const { path, stored, ifMatch, ifNoneMatch } of files) {
     const conditions = { ...options, ifMatch, ifNoneMatch };

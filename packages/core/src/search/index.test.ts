@@ -9,6 +9,30 @@ async function paths(satchel: SatchelEngine, query: string): Promise<string[]> {
 }
 
 describe('the search index', () => {
+  it('indexes the files of a bulk upload once it ends, every one of them', async () => {
+    const { satchel } = await openTemp();
+    await satchel.writeFile('ws', '/before.md', 'written before: narwhal\n');
+    async function* files() {
+      for (let i = 0; i < 600; i++) {
+        const word = i % 100 === 42 ? 'pangolin' : 'plain';
+        yield { path: `/bulk/d${i % 9}/f${i}.md`, content: Buffer.from(`file ${i}: ${word}\n`) };
+      }
+    }
+    const result = await satchel.uploadFiles('ws', files());
+    expect(result.items.every((item) => item.ok)).toBe(true);
+    // The background step held during the upload runs after it, without a search asking.
+    let status = await satchel.searchStatus('ws');
+    for (let i = 0; i < 600 && status.lag > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      status = await satchel.searchStatus('ws');
+    }
+    expect(status).toMatchObject({ lag: 0, files: 601 });
+    expect(await paths(satchel, 'pangolin')).toEqual(
+      [42, 142, 242, 342, 442, 542].map((i) => `/bulk/d${i % 9}/f${i}.md`).sort(),
+    );
+    expect(await paths(satchel, 'narwhal')).toEqual(['/before.md']);
+  });
+
   it('follows writes, appends, edits, moves, copies, deletes and restores', async () => {
     const { satchel } = await openTemp();
     const first = await satchel.writeFile('ws', '/notes/run.md', 'the run concluded: zebra\n');

@@ -63,6 +63,10 @@ export class SearchIndex {
   /** Per workspace id: the tail of its queue of steps (steps of one workspace never overlap). */
   readonly #tails = new Map<string, Promise<void>>();
   readonly #scheduled = new Set<string>();
+  /** Per workspace name: bulk uploads under way, while which background steps wait. */
+  readonly #held = new Map<string, number>();
+  /** Workspaces whose background step waits for their bulk uploads to end. */
+  readonly #deferred = new Set<string>();
   #closed = false;
 
   constructor(options: SearchIndexOptions) {
@@ -84,6 +88,10 @@ export class SearchIndex {
     const timer = setTimeout(() => {
       this.#scheduled.delete(workspace);
       if (this.#closed) return;
+      if (this.#held.has(workspace)) {
+        this.#deferred.add(workspace);
+        return;
+      }
       void this.#store
         .findWorkspace(workspace)
         .then((row) => (row ? this.catchUp(row, Number.POSITIVE_INFINITY) : undefined))
@@ -92,6 +100,26 @@ export class SearchIndex {
     }, INDEX_DELAY_MS);
     // Never what keeps a process alive: a skipped step is caught up by the next search.
     timer.unref();
+  }
+
+  /**
+   * Runs `upload` (a bulk upload into `workspace`) with background indexing of the workspace
+   * held until it ends, so the indexer does not compete with it file by file: the files it wrote
+   * are indexed afterwards, in steps of the feed. Nothing is lost — the index follows the durable
+   * change feed, and a search still catches up before it answers.
+   */
+  async deferring<T>(workspace: string, upload: () => Promise<T>): Promise<T> {
+    this.#held.set(workspace, (this.#held.get(workspace) ?? 0) + 1);
+    try {
+      return await upload();
+    } finally {
+      const left = (this.#held.get(workspace) ?? 1) - 1;
+      if (left > 0) this.#held.set(workspace, left);
+      else {
+        this.#held.delete(workspace);
+        if (this.#deferred.delete(workspace)) this.schedule(workspace);
+      }
+    }
   }
 
   /**

@@ -82,6 +82,22 @@ export const VERSION_AT_WITH_BLOB = prepared(
       .limit(sql.lit(1)),
 );
 
+/** The entries among `paths` with their blobs' columns (as ENTRY_WITH_BLOB), in one statement. */
+export function entriesWithBlobs(
+  db: Kysely<Database>,
+  workspaceId: string,
+  paths: readonly string[],
+): Promise<EntryBlobRow[]> {
+  return db
+    .selectFrom('entries')
+    .leftJoin('blobs', 'blobs.hash', 'entries.hash')
+    .selectAll('entries')
+    .select(BLOB_COLUMNS)
+    .where('entries.workspace_id', '=', workspaceId)
+    .where('entries.path', 'in', paths)
+    .execute();
+}
+
 type WorkspaceRoleRow = Awaited<ReturnType<typeof WORKSPACE_WITH_ROLE>>[number];
 
 export function toWorkspaceWithRole(row: WorkspaceRoleRow): {

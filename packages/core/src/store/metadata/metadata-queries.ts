@@ -16,6 +16,7 @@ import {
   BLOB,
   ENTRY,
   ENTRY_WITH_BLOB,
+  entriesWithBlobs,
   toEntryWithBlob,
   toWorkspaceWithRole,
   WORKSPACE_BY_NAME,
@@ -172,6 +173,15 @@ export class MetadataQueries {
   ): Promise<{ entry: EntryRecord; blob: BlobRecord | undefined } | undefined> {
     const [row] = await ENTRY_WITH_BLOB(this.db, this.dialect, workspaceId, path);
     return row && toEntryWithBlob(row);
+  }
+
+  /** The entries that exist among `paths` (at most a few hundred), each with its blob, by path. */
+  async getEntriesWithBlobs(
+    workspaceId: string,
+    paths: readonly string[],
+  ): Promise<Map<string, { entry: EntryRecord; blob: BlobRecord | undefined }>> {
+    const rows = await entriesWithBlobs(this.db, workspaceId, paths);
+    return new Map(rows.map((row) => [row.path, toEntryWithBlob(row)]));
   }
 
   /** The entries that exist among `paths`, by path. */

@@ -23,7 +23,14 @@ import { MetadataQueries } from './metadata-queries.js';
 import { migrateToLatest, pendingMigrations } from './migrations.js';
 import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './records.js';
 import type { Database } from './tables.js';
-import { claimSeq, INSERT_VERSION, PUT_BLOB, PUT_ENTRY } from './write-queries.js';
+import {
+  claimSeq,
+  claimSeqs,
+  INSERT_VERSION,
+  insertChunked,
+  PUT_BLOB,
+  PUT_ENTRY,
+} from './write-queries.js';
 
 export { MetadataQueries } from './metadata-queries.js';
 export type {
@@ -111,6 +118,29 @@ export class MetadataTx extends MetadataQueries {
    */
   claimSeq(name: string): Promise<WorkspaceRecord | undefined> {
     return claimSeq(this.db, this.dialect, name);
+  }
+
+  /**
+   * Hands out the next `count` seqs of workspace `name` at once (a group of writes); the row's
+   * seq is the last of them. 0 claims none but locks the row (`claimSeqs`).
+   */
+  claimSeqs(name: string, count: number): Promise<WorkspaceRecord | undefined> {
+    return claimSeqs(this.db, this.dialect, name, count);
+  }
+
+  /** Registers many contents in multi-row statements; hashes already registered are left. */
+  async putBlobs(blobs: readonly BlobRecord[]): Promise<void> {
+    await insertChunked(PUT_BLOB, this.db, this.dialect, blobs.map(blobRow));
+  }
+
+  /** Inserts many versions in multi-row statements. */
+  async insertVersions(versions: readonly VersionRecord[]): Promise<void> {
+    await insertChunked(INSERT_VERSION, this.db, this.dialect, versions.map(versionRow));
+  }
+
+  /** Writes many entries (distinct paths) in multi-row statements, replacing those there. */
+  async putEntries(entries: readonly EntryRecord[]): Promise<void> {
+    await insertChunked(PUT_ENTRY, this.db, this.dialect, entries.map(entryRow));
   }
 
   /** Hands out the workspace's next seq; it is only used if the transaction commits. */

@@ -4,6 +4,7 @@
  */
 
 import type { Insertable, Kysely } from 'kysely';
+import type { SqlDialectInfo } from './dialect.js';
 import { type EntryRow, toEntry, toWorkspace } from './file-tree-rows.js';
 import { prepared, preparedInsert } from './prepared.js';
 import type { EntryRecord, WorkspaceRecord } from './records.js';
@@ -105,3 +106,47 @@ export const PUT_BLOB = preparedInsert<'blobs', Insertable<BlobsTable>>(
   ['hash', 'size', 'location', 'data', 'chunk_size', 'chunks', 'created_at'],
   (insert) => insert.onConflict((oc) => oc.column('hash').doNothing()),
 );
+
+const CLAIM_SEQS = prepared((db: Kysely<Database>, name: string, count: number) =>
+  db
+    .updateTable('workspaces')
+    .set((eb) => ({ seq: eb('seq', '+', count) }))
+    .where('name', '=', name)
+    .returningAll(),
+);
+
+/**
+ * Hands out the next `count` seqs of workspace `name` in one statement and returns its row, whose
+ * seq is the last of them (undefined: no workspace). A count of 0 claims nothing but still takes
+ * the row's write lock, so what the transaction reads next is not older than its claim.
+ */
+export async function claimSeqs(
+  db: Kysely<Database>,
+  dialect: Parameters<typeof CLAIM_SEQS>[1],
+  name: string,
+  count: number,
+): Promise<WorkspaceRecord | undefined> {
+  const [row] = await CLAIM_SEQS(db, dialect, name, count);
+  return row && toWorkspace(row);
+}
+
+/** Rows per multi-row INSERT: 64 rows of 15 columns stay under SQLite's oldest limit of 999. */
+const CHUNK_ROWS = 64;
+
+/**
+ * Inserts `rows` with `insert` (a `preparedInsert`) in chunks of a power of two rows at most
+ * CHUNK_ROWS, so each table compiles at most seven statements per dialect.
+ */
+export async function insertChunked<Row>(
+  insert: (db: Kysely<Database>, dialect: SqlDialectInfo, rows: readonly Row[]) => Promise<void>,
+  db: Kysely<Database>,
+  dialect: SqlDialectInfo,
+  rows: readonly Row[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; ) {
+    let size = CHUNK_ROWS;
+    while (size > rows.length - i) size /= 2;
+    await insert(db, dialect, rows.slice(i, i + size));
+    i += size;
+  }
+}
