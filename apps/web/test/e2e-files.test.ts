@@ -92,6 +92,12 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
     const link = page.locator('#changes tr').nth(1).locator('a[href*="/session/"]');
     const session = (await link.textContent()) ?? '';
     expect(session).toMatch(/^builder-agent/);
+    // At 360 px a change's rows are stacked: its session and time are on screen, not off to the right.
+    const box = await link.boundingBox();
+    expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(360);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      360,
+    );
     await link.click();
     await page.waitForURL(/\/w\/report\/session\//);
     expect(await page.textContent('h1')).toBe(`What session ${session} did`);

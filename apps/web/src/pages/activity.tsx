@@ -44,18 +44,22 @@ export function ChangeRow({ ws, e }: { readonly ws: string; readonly e: ChangeEv
       : `${href(ws, 'file', e.path)}?version=${e.version}`;
   return (
     <tr>
-      <td class="num">{e.seq}</td>
-      <td class="name">
+      <td class="num" data-label="Seq">
+        {e.seq}
+      </td>
+      <td class="name" data-label="Path">
         {e.deleted ? (
           <a href={href(ws, 'history', e.path)}>{e.path}</a>
         ) : (
           <a href={link}>{e.path}</a>
         )}
       </td>
-      <td>{what(e)}</td>
-      <td>{e.actor}</td>
-      <td>{e.session === null ? '—' : <a href={sessionHref(ws, e.session)}>{e.session}</a>}</td>
-      <td>
+      <td data-label="Change">{what(e)}</td>
+      <td data-label="Who">{e.actor}</td>
+      <td class="session" data-label="Session">
+        {e.session === null ? '—' : <a href={sessionHref(ws, e.session)}>{e.session}</a>}
+      </td>
+      <td data-label="When">
         <time datetime={e.time}>{when(e.time)}</time>
       </td>
     </tr>
@@ -71,6 +75,7 @@ function ChangesTable({
 }) {
   return (
     <div class="scroll">
+      {/* Under 40rem the rows are stacked, each cell labelled by CSS from data-label. */}
       <table class="changes">
         <caption class="visually-hidden">{caption}</caption>
         <thead>
