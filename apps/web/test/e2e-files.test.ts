@@ -106,6 +106,20 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
     await review(page, 'f04-session');
   });
 
+  it('keeps the activity live after a live request is cut off', async () => {
+    let cut = 0;
+    await page.route('**/activity/live*', (route) =>
+      cut++ === 0 ? route.abort('connectionreset') : route.continue(),
+    );
+    await page.goto(`${fx.url}/w/report/activity`);
+    await expect.poll(() => cut).toBeGreaterThan(0);
+    await agentWrites('/after-cut.txt', 'written after the live request failed\n');
+    await expect
+      .poll(() => page.locator('#changes tr').nth(1).textContent(), { timeout: 45_000 })
+      .toContain('/after-cut.txt');
+    await page.unroute('**/activity/live*');
+  }, 60_000);
+
   it('uploads 20 MB, cut off mid-way, resumed from the offset the server kept', async () => {
     const bytes = Buffer.alloc(20 * 1024 * 1024);
     for (let i = 0; i < bytes.length; i += 4) bytes.writeUInt32LE((i * 2654435761) >>> 0, i);

@@ -16,6 +16,9 @@ import type { WebEnv } from '../web-env.js';
 const RECENT = 100;
 /** How long one live request waits for a change before it answers "nothing yet". */
 const LIVE_WAIT_SECONDS = 20;
+/** A live request that failed (network, restart) is asked again this often; while one is in
+ * flight the tick is dropped, and an answer replaces the row, its timer with it. */
+const RETRY_SECONDS = 15;
 /** Events read per call while looking for one session's changes, and calls per page. */
 const SCAN_PAGE = 1000;
 const SCAN_CALLS = 20;
@@ -96,13 +99,15 @@ function ChangesTable({
   );
 }
 
-/** The row that asks for what comes after `cursor`, and is replaced by it (newest first). */
+/** The row that asks for what comes after `cursor`, and is replaced by it (newest first); it
+ * asks again every RETRY_SECONDS until an answer arrives, so one dropped request is not the end. */
 function LiveRow({ ws, cursor }: { readonly ws: string; readonly cursor: number }) {
   return (
     <tr
       class="live"
       hx-get={`${activityHref(ws)}/live?after=${cursor}`}
-      hx-trigger="load"
+      hx-trigger={`load, every ${RETRY_SECONDS}s`}
+      hx-sync="this:drop"
       hx-swap="outerHTML"
     >
       <td colspan={6} class="visually-hidden">
