@@ -134,11 +134,16 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
       .locator('#upload')
       .evaluate((el) => getComputedStyle(el).outlineStyle);
     expect(outline).not.toBe('none');
-    // The connection drops under the second part (the request never reaches the server), and
-    // the fourth gets a 503.
+    // The connection drops under the second part (the request never reaches the server), the
+    // first question "how much do you have?" after it and the fourth part get a 503.
     let patches = 0;
+    let offsets = 0;
     let cut = 0;
     await page.route('**/w/report/uploads/*', async (route) => {
+      if (route.request().method() === 'GET' && offsets++ === 0) {
+        cut++;
+        return route.fulfill({ status: 503, body: 'unavailable' });
+      }
       if (route.request().method() !== 'PATCH') return route.continue();
       patches++;
       if (patches === 2) {
@@ -159,7 +164,8 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
     });
     await page.waitForURL(/done=Uploaded/, { timeout: 60_000 });
     await page.unroute('**/w/report/uploads/*');
-    expect(cut).toBe(2);
+    expect(cut).toBe(3);
+    expect(offsets).toBeGreaterThanOrEqual(2);
     expect(patches).toBeGreaterThanOrEqual(6);
     const info = await fx.builder.stat('report', '/big.bin');
     expect(info.size).toBe(bytes.length);
