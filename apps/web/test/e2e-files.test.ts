@@ -5,6 +5,9 @@
  * delete and Undo, a 5 MB text preview; axe-core and a screenshot on every page.
  */
 import { createHash } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, Page } from 'playwright-core';
@@ -157,12 +160,12 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
       }
       return route.continue();
     });
-    await page.setInputFiles('#upload-files', {
-      name: 'big.bin',
-      mimeType: 'application/octet-stream',
-      buffer: bytes,
-    });
-    await page.waitForURL(/done=Uploaded/, { timeout: 60_000 });
+    // From a file on disk: a 20 MB buffer sent through the DevTools protocol took over 30 s on a
+    // loaded machine.
+    const file = join(await mkdtemp(join(tmpdir(), 'satchel-upload-')), 'big.bin');
+    await writeFile(file, bytes);
+    await page.setInputFiles('#upload-files', file, { timeout: 120_000 });
+    await page.waitForURL(/done=Uploaded/, { timeout: 120_000 });
     await page.unroute('**/w/report/uploads/*');
     expect(cut).toBe(3);
     expect(offsets).toBeGreaterThanOrEqual(2);
@@ -172,7 +175,7 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
     expect(info.hash).toBe(createHash('sha256').update(bytes).digest('hex'));
     expect(await page.locator('.notice.undo').textContent()).toContain('Uploaded big.bin.');
     await review(page, 'f06-uploaded');
-  });
+  }, 240_000);
 
   it('uploads a file dropped on the drop zone', async () => {
     const data = await page.evaluateHandle(() => {
