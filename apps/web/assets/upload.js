@@ -105,6 +105,7 @@
       try {
         const res = await send('GET', url, null, {});
         if (res.status === 200) return res.json.offset;
+        if (RETRYABLE.has(res.status)) throw new Error('connection lost');
         throw failed(res);
       } catch (error) {
         if (i >= RETRIES || error.message !== 'connection lost') throw error;

@@ -95,6 +95,12 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
     const link = page.locator('#changes tr').nth(1).locator('a[href*="/session/"]');
     const session = (await link.textContent()) ?? '';
     expect(session).toMatch(/^builder-agent/);
+    // At 360 px a change's rows are stacked: its session and time are on screen, not off to the right.
+    const box = await link.boundingBox();
+    expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(360);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      360,
+    );
     await link.click();
     await page.waitForURL(/\/w\/report\/session\//);
     expect(await page.textContent('h1')).toBe(`What session ${session} did`);
@@ -102,6 +108,20 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
     expect(paths).toEqual(['/notes.txt', '/notes.txt', '/live.txt']);
     await review(page, 'f04-session');
   });
+
+  it('keeps the activity live after a live request is cut off', async () => {
+    let cut = 0;
+    await page.route('**/activity/live*', (route) =>
+      cut++ === 0 ? route.abort('connectionreset') : route.continue(),
+    );
+    await page.goto(`${fx.url}/w/report/activity`);
+    await expect.poll(() => cut).toBeGreaterThan(0);
+    await agentWrites('/after-cut.txt', 'written after the live request failed\n');
+    await expect
+      .poll(() => page.locator('#changes tr').nth(1).textContent(), { timeout: 45_000 })
+      .toContain('/after-cut.txt');
+    await page.unroute('**/activity/live*');
+  }, 60_000);
 
   it('uploads 20 MB, cut off mid-way, resumed from the offset the server kept', async () => {
     const bytes = Buffer.alloc(20 * 1024 * 1024);
@@ -117,11 +137,16 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
       .locator('#upload')
       .evaluate((el) => getComputedStyle(el).outlineStyle);
     expect(outline).not.toBe('none');
-    // The connection drops under the second part (the request never reaches the server), and
-    // the fourth gets a 503.
+    // The connection drops under the second part (the request never reaches the server), the
+    // first question "how much do you have?" after it and the fourth part get a 503.
     let patches = 0;
+    let offsets = 0;
     let cut = 0;
     await page.route('**/w/report/uploads/*', async (route) => {
+      if (route.request().method() === 'GET' && offsets++ === 0) {
+        cut++;
+        return route.fulfill({ status: 503, body: 'unavailable' });
+      }
       if (route.request().method() !== 'PATCH') return route.continue();
       patches++;
       if (patches === 2) {
@@ -142,7 +167,8 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('files and review i
     await page.setInputFiles('#upload-files', file, { timeout: 120_000 });
     await page.waitForURL(/done=Uploaded/, { timeout: 120_000 });
     await page.unroute('**/w/report/uploads/*');
-    expect(cut).toBe(2);
+    expect(cut).toBe(3);
+    expect(offsets).toBeGreaterThanOrEqual(2);
     expect(patches).toBeGreaterThanOrEqual(6);
     const info = await fx.builder.stat('report', '/big.bin');
     expect(info.size).toBe(bytes.length);

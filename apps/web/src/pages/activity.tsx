@@ -16,6 +16,9 @@ import type { WebEnv } from '../web-env.js';
 const RECENT = 100;
 /** How long one live request waits for a change before it answers "nothing yet". */
 const LIVE_WAIT_SECONDS = 20;
+/** A live request that failed (network, restart) is asked again this often; while one is in
+ * flight the tick is dropped, and an answer replaces the row, its timer with it. */
+const RETRY_SECONDS = 15;
 /** Events read per call while looking for one session's changes, and calls per page. */
 const SCAN_PAGE = 1000;
 const SCAN_CALLS = 20;
@@ -44,18 +47,22 @@ export function ChangeRow({ ws, e }: { readonly ws: string; readonly e: ChangeEv
       : `${href(ws, 'file', e.path)}?version=${e.version}`;
   return (
     <tr>
-      <td class="num">{e.seq}</td>
-      <td class="name">
+      <td class="num" data-label="Seq">
+        {e.seq}
+      </td>
+      <td class="name" data-label="Path">
         {e.deleted ? (
           <a href={href(ws, 'history', e.path)}>{e.path}</a>
         ) : (
           <a href={link}>{e.path}</a>
         )}
       </td>
-      <td>{what(e)}</td>
-      <td>{e.actor}</td>
-      <td>{e.session === null ? '—' : <a href={sessionHref(ws, e.session)}>{e.session}</a>}</td>
-      <td>
+      <td data-label="Change">{what(e)}</td>
+      <td data-label="Who">{e.actor}</td>
+      <td class="session" data-label="Session">
+        {e.session === null ? '—' : <a href={sessionHref(ws, e.session)}>{e.session}</a>}
+      </td>
+      <td data-label="When">
         <time datetime={e.time}>{when(e.time)}</time>
       </td>
     </tr>
@@ -71,6 +78,7 @@ function ChangesTable({
 }) {
   return (
     <div class="scroll">
+      {/* Under 40rem the rows are stacked, each cell labelled by CSS from data-label. */}
       <table class="changes">
         <caption class="visually-hidden">{caption}</caption>
         <thead>
@@ -91,13 +99,15 @@ function ChangesTable({
   );
 }
 
-/** The row that asks for what comes after `cursor`, and is replaced by it (newest first). */
+/** The row that asks for what comes after `cursor`, and is replaced by it (newest first); it
+ * asks again every RETRY_SECONDS until an answer arrives, so one dropped request is not the end. */
 function LiveRow({ ws, cursor }: { readonly ws: string; readonly cursor: number }) {
   return (
     <tr
       class="live"
       hx-get={`${activityHref(ws)}/live?after=${cursor}`}
-      hx-trigger="load"
+      hx-trigger={`load, every ${RETRY_SECONDS}s`}
+      hx-sync="this:drop"
       hx-swap="outerHTML"
     >
       <td colspan={6} class="visually-hidden">

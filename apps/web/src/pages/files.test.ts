@@ -111,6 +111,22 @@ describe('changing the tree, with undo', () => {
   });
 });
 
+describe('undo of a rename', () => {
+  it('puts a renamed file back at its old path, and the new path is gone', async () => {
+    await fx.builder.writeFile('report', '/plan.txt', 'step 1\n', { session: 'run-9' });
+    const moved = await alice.post('/w/report/rename/plan.txt', { csrf, to: '/plan-v2.txt' });
+    const after = await page(moved.headers.get('Location') ?? '');
+    expect(after).toContain('Undo');
+    const session = /name="session" value="([^"]+)"/.exec(after)?.[1] ?? '';
+    await expect(fx.builder.stat('report', '/plan.txt')).rejects.toThrow();
+
+    const undone = await alice.post('/w/report/undo-change', { csrf, session, back: '/' });
+    expect(await page(undone.headers.get('Location') ?? '')).toContain('Undone.');
+    expect((await fx.builder.readText('report', '/plan.txt')).text).toBe('step 1\n');
+    await expect(fx.builder.stat('report', '/plan-v2.txt')).rejects.toThrow();
+  });
+});
+
 describe('undo refuses what is not yours', () => {
   it('undoes only your own changes of a session, whatever label a link names', async () => {
     await fx.builder.writeFile('report', '/agent.txt', 'mine\n', { session: 'web-0000-aaaa' });
