@@ -285,4 +285,4 @@ it('two agents share a workspace over stdio and HTTP, and hand it to a person', 
   );
 
   await expect(t.toString()).toMatchFileSnapshot('./fixtures/two-agents.transcript.txt');
-});
+}, 120_000); // child processes and a 12 MiB transfer: minutes on a loaded 2-core machine

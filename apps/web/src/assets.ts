@@ -20,6 +20,14 @@ function load(): Record<string, Asset> {
       type: 'text/javascript; charset=utf-8',
       body: readFileSync(new URL('../assets/comments.js', import.meta.url)),
     },
+    'upload.js': {
+      type: 'text/javascript; charset=utf-8',
+      body: readFileSync(new URL('../assets/upload.js', import.meta.url)),
+    },
+    'files.css': {
+      type: 'text/css; charset=utf-8',
+      body: readFileSync(new URL('../assets/files.css', import.meta.url)),
+    },
     'app.css': {
       type: 'text/css; charset=utf-8',
       // Beside src/ and dist/ alike: the package ships the folder.

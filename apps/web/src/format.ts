@@ -37,6 +37,11 @@ export function href(
   return `/w/${encodeURIComponent(ws)}/${kind}${encodePath(rooted)}`;
 }
 
+/** The page that previews undoing `session` in `ws`. */
+export function undoHref(ws: string, session: string): string {
+  return `/w/${encodeURIComponent(ws)}/undo?session=${encodeURIComponent(session)}`;
+}
+
 /** The last segment of a path ("/" for the root). */
 export function baseName(path: string): string {
   return path === '/' ? '/' : (path.split('/').pop() ?? path);

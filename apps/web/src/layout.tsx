@@ -30,6 +30,7 @@ export function Layout({ title, signedIn, children }: LayoutProps) {
           <meta name="referrer" content="no-referrer" />
           <title>{`${title} · Satchel`}</title>
           <link rel="stylesheet" href="/assets/app.css" />
+          <link rel="stylesheet" href="/assets/files.css" />
           <script src="/assets/htmx.min.js" defer />
         </head>
         <body

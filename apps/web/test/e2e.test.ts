@@ -1,7 +1,7 @@
 /**
  * The web app in a real browser (chromium at 360 px wide), against a real server whose
  * workspace an agent wrote over MCP: sign in by link, browse, preview, untrusted HTML, diff and
- * restore; axe-core and a screenshot on every page. One server and one browser for the file.
+ * restore, undo of a session; axe-core and a screenshot on every page. One server and one browser for the file.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -162,13 +162,29 @@ describe.skipIf(CHROMIUM === undefined && !BROWSER_REQUIRED)('the web app in chr
     await review(page, '11-restored');
   });
 
+  it('previews undoing a session from its page (linked from the history), and undoes it', async () => {
+    await page.goto(`${fx.url}/w/report/history/notes.txt`);
+    await page.click('a[href="/w/report/session/web"]');
+    await expect.poll(() => page.textContent('h1')).toBe('What session web did');
+    await page.click('a[href="/w/report/undo?session=web"]');
+    await expect.poll(() => page.textContent('h1')).toBe('Undo session web?');
+    await page.click('summary:has-text("/notes.txt")');
+    expect(await page.locator('pre.diff .add').allTextContents()).toEqual(['+BETA\n', '+delta\n']);
+    await review(page, '12-undo-preview');
+    await page.click('button:has-text("Undo 1 change")');
+    await expect.poll(() => page.textContent('h1')).toBe('Session web undone');
+    await review(page, '13-undone');
+    await page.goto(`${fx.url}/w/report/file/notes.txt`);
+    expect(await page.locator('pre.code').textContent()).toBe('alpha\nBETA\ngamma\ndelta\n');
+  });
+
   it('lists the session and signs out', async () => {
     await page.goto(`${fx.url}/sessions`);
     expect(await page.locator('td strong').textContent()).toBe(' (this one)');
-    await review(page, '12-sessions');
+    await review(page, '14-sessions');
     await page.click('text=Sign out');
     await page.waitForURL(`${fx.url}/login`);
-    await review(page, '13-signed-out');
+    await review(page, '15-signed-out');
     expect(cspViolations).toEqual([]);
   });
 });

@@ -14,6 +14,18 @@ interface RunFlags {
   readonly provider: 'local' | 'codesandbox';
   readonly template?: string;
   readonly sandbox?: string;
+  /** `--snapshot` alone: true (a name is made up); `--snapshot NAME`: that name. */
+  readonly snapshot?: string | true;
+}
+
+/** The snapshot's name for `--snapshot [NAME]`: NAME, else `before-run-<UTC time>`. */
+export function snapshotName(flag: string | true, now = new Date()): string {
+  if (flag !== true) return flag;
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `before-run-${stamp}`;
 }
 
 async function localProvider(run: Invocation): Promise<LocalSandboxProvider> {
@@ -42,6 +54,13 @@ function told(run: Invocation, result: SandboxRunResult): void {
   run.note(
     `sandbox ${result.sandbox} (${result.boot}): restore — ${summary(result.restore, 'sandbox')}`,
   );
+  if (result.snapshot !== undefined) {
+    const { name, seq } = result.snapshot;
+    run.note(
+      `snapshot ${name} (seq ${seq}) before the command: take the run back with ` +
+        `satchel undo --since ${name} --apply`,
+    );
+  }
   run.note(`sandbox ${result.sandbox}: command exited ${result.exitCode}`);
   run.note(`sandbox ${result.sandbox}: save — ${summary(result.save, 'sandbox')}; hibernated`);
   for (const c of [...result.restore.conflicts, ...result.save.conflicts]) {
@@ -74,6 +93,11 @@ export function registerSandboxCommands(program: Command, ctx: Context): void {
     )
     .option('--template <id>', 'codesandbox: the template sandbox to fork (default: the SDK’s)')
     .option('--sandbox <id>', 'resume this sandbox (local: created with this id if missing)')
+    .option(
+      '--snapshot [name]',
+      'name a snapshot of the workspace before the command runs (default name: before-run-TIME), ' +
+        'to read it as it was or undo the run with undo --since NAME',
+    )
     .action(async (command: string[], flags: RunFlags, cmd: Command) => {
       const run = ctx.invocation(cmd);
       const workspace = run.workspace();
@@ -88,6 +112,7 @@ export function registerSandboxCommands(program: Command, ctx: Context): void {
         command,
         ...(flags.sandbox === undefined ? {} : { sandbox: flags.sandbox }),
         ...(flags.template === undefined ? {} : { template: flags.template }),
+        ...(flags.snapshot === undefined ? {} : { snapshot: snapshotName(flags.snapshot) }),
         ...(session === undefined ? {} : { session }),
         // With --json, stdout carries the result only.
         stdout: run.json ? run.io.stderr : run.io.stdout,
@@ -105,6 +130,7 @@ export function registerSandboxCommands(program: Command, ctx: Context): void {
     });
   examples(runCmd, [
     'satchel sandbox run -w demo --sandbox agent-1 -- sh -c "date >> log.txt"',
+    'satchel sandbox run -w demo --snapshot before-run-7 -- node agent.js',
     'CSB_API_KEY=… satchel sandbox run --provider codesandbox -w demo -- node agent.js',
   ]);
 

@@ -172,6 +172,32 @@ describe('satchel sandbox run', () => {
     expect((await cli.run(['sandbox', 'rm', 'agent'])).code).toBe(3);
   });
 
+  it('names a snapshot before the command with --snapshot, and the run is undone since it', async () => {
+    await cli.in('w', ['put', '-', '/plan.md'], { stdin: 'v1\n' });
+    const r = await cli.run([
+      'sandbox',
+      'run',
+      '-w',
+      'w',
+      '--snapshot',
+      '--',
+      'sh',
+      '-c',
+      'echo v2 > plan.md; echo x > made.txt',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const name = /snapshot (before-run-\d{8}T\d{6}Z) \(seq \d+\) before the command/.exec(
+      r.stderr,
+    )?.[1];
+    expect(name, r.stderr).toBeDefined();
+    expect(r.stderr).toContain(`satchel undo --since ${name} --apply`);
+    expect((await cli.in('w', ['cat', '/plan.md', '--at', String(name)])).stdout).toBe('v1\n');
+    const undone = await cli.in('w', ['undo', '--since', String(name), '--apply']);
+    expect(undone.code, undone.stderr).toBe(0);
+    expect((await cli.in('w', ['cat', '/plan.md'])).stdout).toBe('v1\n');
+    expect((await cli.in('w', ['cat', '/made.txt'])).code).toBe(3);
+  });
+
   it('needs CSB_API_KEY for the codesandbox provider', async () => {
     const r = await cli.run(
       ['sandbox', 'run', '-w', 'w', '--provider', 'codesandbox', '--', 'true'],

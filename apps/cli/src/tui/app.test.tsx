@@ -109,6 +109,27 @@ describe('the terminal UI', () => {
     await t.see('/fresh.txt', 'admin [run-9]', 'write');
   });
 
+  it('previews undoing a session from the activity view, with its diff, and applies it in one seq', async () => {
+    await engine.writeFile('demo', '/docs/guide.md', '# Guide\n\nrewritten by the run\n', {
+      session: 'run-9',
+    });
+    await engine.writeFile('demo', '/made.txt', 'made by the run\n', { session: 'run-9' });
+    const t = await openDemo();
+    await t.press('3');
+    await t.see('Activity in demo', 'admin [run-9]', '/made.txt');
+    await t.press('u');
+    await t.see('Undo session run-9', '1 to revert, 1 to delete', 'delete', '/made.txt');
+    await t.see('-rewritten by the run', '+- **bold** step');
+    await t.press('a');
+    await t.see('Undo 2 changes of session run-9 in one new seq? [y/n]');
+    const head = (await engine.getWorkspace('demo')).seq;
+    await t.press('y');
+    await t.see(`undid session run-9 in seq ${head + 1} as session undo:${head + 1}`);
+    await expect(engine.stat('demo', '/made.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const guide = await engine.readText('demo', '/docs/guide.md');
+    expect(guide.text).toContain('**bold** step');
+  });
+
   it('shows the audit log with the verification result', async () => {
     const t = await openDemo();
     await t.press('4');

@@ -35,6 +35,13 @@ export const KEYS: readonly (readonly [string, readonly (readonly [string, strin
     ],
   ],
   ['Locks', [['b', 'break the selected lock (owners; asks first)']]],
+  [
+    'Activity',
+    [
+      ['u', "preview undoing the selected change's session (↑↓ path, its diff below)"],
+      ['a', 'in the preview: apply the undo, in one new seq (asks first)'],
+    ],
+  ],
   ['Audit', [['v', 'verify the hash chain again']]],
   [
     'Search',

@@ -5,7 +5,10 @@ import { baseName, href, size, when } from '../format.js';
 import { Breadcrumbs, Layout } from '../layout.js';
 import { requireSignIn, workspacePath } from '../requests.js';
 import type { WebEnv } from '../web-env.js';
+import { activityHref } from './activity.js';
+import { ManageLinks, NewFolderForm, UndoNotice } from './manage.js';
 import { WorkspaceNav } from './manage-nav.js';
+import { UploadForm } from './upload.js';
 
 /** Entries per page of a folder: a folder of 10,000 files is 50 pages, never one. */
 export const FOLDER_PAGE = 200;
@@ -107,6 +110,11 @@ export function browseRoutes(): Hono<WebEnv> {
       <Layout title={title} signedIn={signedIn}>
         <Breadcrumbs ws={ws} path={path} />
         <h1>{path === '/' ? ws : baseName(path)}</h1>
+        <UndoNotice ws={ws} path={path} query={(name) => c.req.query(name)} csrf={signedIn.csrf} />
+        <p class="actions">
+          {path !== '/' && <a href={activityHref(ws)}>Activity</a>}
+          <ManageLinks ws={ws} path={path} />
+        </p>
         {path === '/' && <WorkspaceNav ws={ws} current="files" />}
         <p class="meta">
           {page.total} {page.total === 1 ? 'entry' : 'entries'}
@@ -133,6 +141,10 @@ export function browseRoutes(): Hono<WebEnv> {
             </table>
           </div>
         )}
+        <div class="manage">
+          <NewFolderForm ws={ws} path={path} csrf={signedIn.csrf} />
+          <UploadForm ws={ws} path={path} csrf={signedIn.csrf} />
+        </div>
       </Layout>,
     );
   });

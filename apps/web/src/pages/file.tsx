@@ -2,6 +2,7 @@
 import type { FileInfo } from '@satchel/core';
 import { Hono } from 'hono';
 import { raw } from 'hono/html';
+import { bytesFor, firstLines, linesParam, moreLines } from '../bounded.js';
 import { bodyOf, rawHeaders, readHead } from '../content.js';
 import { baseName, href, size, when } from '../format.js';
 import { Breadcrumbs, Layout } from '../layout.js';
@@ -9,6 +10,7 @@ import { PREVIEW_BYTES, previewKind, renderMarkdown, trimPartial } from '../prev
 import { requireSignIn, seqParam, workspacePath } from '../requests.js';
 import type { WebEnv } from '../web-env.js';
 import { CommentsSection } from './comments.js';
+import { ManageLinks } from './manage.js';
 import { manageHref } from './manage-nav.js';
 
 /** Text as numbered lines; each line has an anchor (`#L12`) that comments can point at later. */
@@ -28,6 +30,30 @@ export function CodeView({ text, label }: { readonly text: string; readonly labe
         </code>
       </pre>
     </section>
+  );
+}
+
+/** The first lines of a text file, and the way to more of it: Show more, or Download. */
+function BoundedCode(props: {
+  readonly text: string;
+  readonly shown: number;
+  readonly more: boolean;
+  readonly label: string;
+  readonly lines: number;
+  readonly download: string;
+}) {
+  const next = moreLines(props.lines);
+  return (
+    <>
+      <CodeView text={props.text} label={props.label} />
+      {props.more && (
+        <p class="notice more-lines">
+          Showing the first {props.shown.toLocaleString('en')} lines.{' '}
+          {next !== null && <a href={`?lines=${next}`}>Show more</a>}{' '}
+          <a href={props.download}>Download</a> for all of it.
+        </p>
+      )}
+    </>
   );
 }
 
@@ -64,13 +90,17 @@ export function fileRoutes(): Hono<WebEnv> {
     const at = version === undefined ? {} : { version };
     const info = await signedIn.satchel.stat(ws, path, at);
     if (info.type === 'directory') return c.redirect(href(ws, 'tree', path), 303);
-    const head = await readHead(signedIn.satchel, ws, path, version, info.size, PREVIEW_BYTES);
+    const lines = linesParam(c);
+    const ext = /\.(md|markdown)$/i.test(path);
+    const budget = ext ? PREVIEW_BYTES : bytesFor(lines);
+    const head = await readHead(signedIn.satchel, ws, path, version, info.size, budget);
     const kind = previewKind(path, info.contentType, head);
     const query = version === undefined ? '' : `?version=${version}`;
     const rawUrl = `${href(ws, 'raw', path)}${query}`;
     const download = `${href(ws, 'raw', path)}?download=1${version === undefined ? '' : `&version=${version}`}`;
     const truncated = info.size > head.length;
     const text = () => new TextDecoder().decode(trimPartial(head));
+    const bounded = () => firstLines(text(), lines, truncated);
     const name = baseName(path);
     return c.html(
       <Layout title={`${name} · ${ws}`} signedIn={signedIn}>
@@ -84,6 +114,7 @@ export function fileRoutes(): Hono<WebEnv> {
         )}
         <p class="actions">
           <a href={href(ws, 'history', path)}>History</a>
+          <ManageLinks ws={ws} path={path} />
           <a href={manageHref(ws, 'share', path)}>Share</a>
           <a href={download} download>
             Download
@@ -92,21 +123,33 @@ export function fileRoutes(): Hono<WebEnv> {
         <Meta info={info} />
         <section aria-labelledby="preview-title" class="preview">
           <h2 id="preview-title">Preview</h2>
-          {truncated && (kind === 'text' || kind === 'markdown' || kind === 'active') && (
+          {truncated && kind === 'markdown' && (
             <p class="notice">
               Showing the first {size(head.length)} of {size(info.size)}. Download the file for all
               of it.
             </p>
           )}
           {kind === 'markdown' && <article class="markdown">{raw(renderMarkdown(text()))}</article>}
-          {kind === 'text' && <CodeView text={text()} label={`Contents of ${name}`} />}
+          {kind === 'text' && (
+            <BoundedCode
+              {...bounded()}
+              label={`Contents of ${name}`}
+              lines={lines}
+              download={download}
+            />
+          )}
           {kind === 'active' && (
             <>
               <p class="notice" role="note">
                 This file is HTML, SVG or XML written by an agent. It is shown as source and never
                 opened as a page here; download it to open it.
               </p>
-              <CodeView text={text()} label={`Source of ${name}`} />
+              <BoundedCode
+                {...bounded()}
+                label={`Source of ${name}`}
+                lines={lines}
+                download={download}
+              />
             </>
           )}
           {kind === 'image' && <img class="image" src={rawUrl} alt={`Preview of ${name}`} />}

@@ -6,6 +6,8 @@ import { baseName, href, size, when } from '../format.js';
 import { Breadcrumbs, Layout } from '../layout.js';
 import { requireSignIn, seqParam, signedForm, workspacePath } from '../requests.js';
 import type { WebEnv } from '../web-env.js';
+import { sessionHref } from './activity.js';
+import { SplitDiffView } from './split-diff.js';
 
 /** Versions per page of a file's history. */
 const HISTORY_PAGE = 100;
@@ -22,7 +24,7 @@ function lineClass(line: string): string {
 }
 
 /** A unified diff with each line marked; the +/- signs stay, so colour is never the only cue. */
-function DiffView({ diff }: { readonly diff: string }) {
+export function DiffView({ diff }: { readonly diff: string }) {
   const lines = diff.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return (
@@ -69,7 +71,7 @@ function VersionRow({
       </td>
       <td>{v.deleted ? 'deleted' : v.op}</td>
       <td>{v.author}</td>
-      <td>{v.session ?? '—'}</td>
+      <td>{v.session === null ? '—' : <a href={sessionHref(ws, v.session)}>{v.session}</a>}</td>
       <td>
         <time datetime={v.time}>{when(v.time)}</time>
       </td>
@@ -167,6 +169,8 @@ export function historyRoutes(): Hono<WebEnv> {
     });
     const name = baseName(path);
     const title = `Changes to ${name} from version ${result.from ?? 'none'} to ${result.to}`;
+    const split = c.req.query('view') === 'split';
+    const base = `${href(ws, 'diff', path)}?from=${result.from ?? ''}&to=${result.to}`;
     return c.html(
       <Layout title={`${title} · ${ws}`} signedIn={signedIn}>
         <Breadcrumbs ws={ws} path={path} />
@@ -174,10 +178,20 @@ export function historyRoutes(): Hono<WebEnv> {
         <p class="actions">
           <a href={href(ws, 'history', path)}>Back to the history</a>
         </p>
+        <nav aria-label="Diff layout" class="toggle">
+          <a href={base} aria-current={split ? undefined : 'page'}>
+            Unified
+          </a>
+          <a href={`${base}&view=split`} aria-current={split ? 'page' : undefined}>
+            Side by side
+          </a>
+        </nav>
         {result.binary ? (
           <p>These versions are binary: there is no line diff to show.</p>
         ) : result.diff === '' ? (
           <p>The two versions have the same content.</p>
+        ) : split ? (
+          <SplitDiffView diff={result.diff} from={result.from} to={result.to} />
         ) : (
           <DiffView diff={result.diff} />
         )}

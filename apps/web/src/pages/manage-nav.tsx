@@ -1,9 +1,10 @@
-/** The links between a workspace's pages: files, access, share links, audit. */
+/** The links between a workspace's pages: files, activity, access, share links, audit. */
 
-export type ManagePage = 'files' | 'access' | 'share' | 'audit';
+export type ManagePage = 'files' | 'activity' | 'access' | 'share' | 'audit';
 
 const PAGES: ReadonlyArray<readonly [ManagePage, string]> = [
   ['files', 'Files'],
+  ['activity', 'Activity'],
   ['access', 'Members, keys and locks'],
   ['share', 'Share links'],
   ['audit', 'Audit log'],

@@ -131,8 +131,8 @@ describe('previews', () => {
 describe('history', () => {
   it('lists versions with who and which session, and diffs two of them', async () => {
     const history = await page('/w/report/history/notes.txt');
-    expect(history).toContain('<td>run-8</td>');
-    expect(history).toContain('<td>run-7</td>');
+    expect(history).toContain('<a href="/w/report/session/run-8">run-8</a>');
+    expect(history).toContain('<a href="/w/report/session/run-7">run-7</a>');
     const [newer, older] = [...history.matchAll(/name="to" value="(\d+)"/g)].map((m) => m[1]);
     const diff = await page(`/w/report/diff/notes.txt?from=${newer}&to=${older}`);
     expect(diff).toContain(`from version ${older} to ${newer}`);

@@ -280,8 +280,14 @@ async function downloadChunk(host: BatchHost, chunk: readonly Download[]): Promi
       if (!action) break;
       const name = action.expect?.name ?? action.path.slice(1);
       if ('error' in item) {
-        // The version went away meanwhile (a redaction, a deleted workspace file): next pass.
-        result.retry++;
+        if (item.error.code === 'REDACTED') {
+          // An owner removed this content for good: reported, as the one-by-one path does.
+          const detail = item.error.message;
+          result.skipped.push({ path: action.path, reason: 'redacted', detail });
+        } else {
+          // The version went away meanwhile (a deleted workspace file): next pass.
+          result.retry++;
+        }
         host.tick(1);
         continue;
       }

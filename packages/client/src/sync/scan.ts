@@ -148,19 +148,28 @@ export async function scanTree(
   return { ...(await classify(entries, tree, rules, state)), treeExists };
 }
 
+/**
+ * The workspace's files, as sync sees them. A file whose content an owner redacted has nothing
+ * to download: it is left out, and its path added to `redacted` when given.
+ */
 export async function listRemote(
   satchel: Satchel,
   workspace: string,
   rules: IgnoreRules,
+  redacted?: string[],
 ): Promise<Map<string, RemoteFile>> {
   const remote = new Map<string, RemoteFile>();
   let cursor: string | undefined;
   do {
     const page = await satchel.list(workspace, { recursive: true, limit: LIST_PAGE, cursor });
     for (const info of page.items) {
-      if (info.type !== 'file' || info.hash === null) continue;
+      if (info.type !== 'file') continue;
       if (!rules.trivial && rules.ignores(info.path.slice(1))) continue;
       if (rules.trivial && rules.ignores(info.path.slice(1), false, true)) continue;
+      if (info.hash === null) {
+        redacted?.push(info.path);
+        continue;
+      }
       remote.set(info.path, { path: info.path, seq: info.seq, hash: info.hash, size: info.size });
     }
     cursor = page.nextCursor ?? undefined;

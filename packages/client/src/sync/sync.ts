@@ -175,8 +175,10 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     // The cursor before the listing: the feed replays anything that lands during it.
     cursor = (await satchel.getWorkspace(workspace)).seq;
     // The workspace has not moved since the state matched it: the state is its listing.
+    const redacted: string[] = [];
     const remote =
-      settledListing(state, rules, cursor) ?? (await listRemote(satchel, workspace, rules));
+      settledListing(state, rules, cursor) ??
+      (await listRemote(satchel, workspace, rules, redacted));
     listed = remote;
     const reset = isReset({
       stateFound: state.found,
@@ -208,6 +210,10 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       first = { plan: planned, reset, restore };
       total.skipped.push(...scan.skipped);
       total.skipped.push(...planned.kept.map((path) => ({ path, reason: 'kept_local' as const })));
+      for (const path of redacted) {
+        const detail = 'an owner redacted its content: there is nothing to download';
+        total.skipped.push({ path, reason: 'redacted', detail });
+      }
     }
     for (const skip of planned.held) {
       if (!held.has(skip.path)) total.skipped.push(skip);

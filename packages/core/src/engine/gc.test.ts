@@ -267,6 +267,8 @@ describe('garbage collection', () => {
       const fsck = await satchel.fsck();
       expect(fsck).toMatchObject({ ok: true, missing: [], corrupt: [] });
     },
+    // 15 rounds of writers racing a collector in a loop: over 30 s on a loaded 2-core machine.
+    120_000,
   );
 
   it('one run at a time: a second run while one holds the lease is refused', async () => {

@@ -2,8 +2,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LocalTree } from '@satchel/client/sync/local-tree.js';
+import { syncOnce } from '@satchel/client/sync/sync.js';
 import { describe, expect, it } from 'vitest';
-import { catFile, openTemp, readAll } from '../test-support/temp.js';
+import { catFile, openTemp, readAll, tempDir } from '../test-support/temp.js';
 
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -90,6 +92,36 @@ describe('redaction', () => {
     // The file can be written again; the new content reads.
     await satchel.writeFile('ws', '/notes.md', 'clean\n');
     expect((await catFile(satchel, '/notes.md')).toString()).toBe('clean\n');
+  });
+
+  it('keeps redacted content out of a sync and a batch download, reported as redacted', async () => {
+    const { satchel } = await openTemp();
+    const files = Array.from({ length: 20 }, (_, i) => ({ path: `/f${i}.txt`, content: `${i}\n` }));
+    await satchel.writeFiles('ws', [...files, { path: '/.env', content: 'TOKEN=tangerine\n' }]);
+    await satchel.redact('ws', '/.env', { all: true });
+
+    const download = await satchel.downloadFiles('ws', [{ path: '/.env' }, { path: '/f1.txt' }]);
+    const items = [];
+    for await (const item of download) {
+      items.push('error' in item ? item.error.code : (await readAll(item.body)).toString());
+    }
+    expect(items).toEqual(['REDACTED', '1\n']);
+
+    for (const batchTransfer of [true, false]) {
+      const dir = await tempDir('redacted-sync-');
+      const report = await syncOnce({
+        satchel,
+        workspace: 'ws',
+        tree: new LocalTree(dir),
+        label: 'sbx',
+        batchTransfer,
+      });
+      expect(report.downloaded, `batchTransfer ${batchTransfer}`).toBe(20);
+      expect(report.skipped).toEqual([
+        expect.objectContaining({ path: '/.env', reason: 'redacted' }),
+      ]);
+      await expect(access(join(dir, '.env'))).rejects.toMatchObject({ code: 'ENOENT' });
+    }
   });
 
   it('leaves content another file still holds, and refuses what it cannot redact', async () => {

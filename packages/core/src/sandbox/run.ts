@@ -7,6 +7,7 @@
  */
 import { isSatchelError } from '@satchel/client/errors.js';
 import type { Satchel } from '@satchel/client/operations/satchel.js';
+import type { Snapshot } from '@satchel/client/schemas/past.js';
 import type { SyncReport } from '@satchel/client/schemas/sync.js';
 import { type SyncProgress, syncOnce } from '@satchel/client/sync/sync.js';
 import type { SyncTree } from '@satchel/client/sync/tree.js';
@@ -29,6 +30,12 @@ export interface SandboxRunOptions extends ExecOptions {
   readonly template?: string;
   readonly session?: string;
   readonly exclude?: readonly string[];
+  /**
+   * Name a snapshot of the workspace as the command found it (after the restore, before its
+   * results are saved), so the run can be read as it was before, or undone since
+   * (`undo({since: name})`). Off unless given.
+   */
+  readonly snapshot?: string;
   /** Called between phases: `start`, `restore`, `run`, `save`, `hibernate`. */
   readonly onPhase?: (phase: string, handle: SandboxHandle | null) => void;
   readonly onProgress?: (progress: SyncProgress) => void;
@@ -38,6 +45,8 @@ export interface SandboxRunResult {
   readonly sandbox: string;
   readonly boot: BootKind;
   readonly restore: SyncReport;
+  /** The snapshot taken before the command ran, when `snapshot` was given. */
+  readonly snapshot?: Snapshot;
   readonly exitCode: number;
   readonly save: SyncReport;
   /** Why the sandbox could not be hibernated afterwards (it idles out by itself); absent when it was. */
@@ -109,6 +118,13 @@ export async function runInSandbox(options: SandboxRunOptions): Promise<SandboxR
     // A clean or forked VM lost nothing the user deleted: what is missing is brought back.
     const restored = handle.boot === 'clean' || handle.boot === 'new';
     const restore = await syncOnce({ ...sync, restored });
+    const snapshot =
+      options.snapshot === undefined
+        ? undefined
+        : await satchel.createSnapshot(workspace, options.snapshot, {
+            message: `before ${options.command.join(' ').slice(0, 200)} in sandbox ${handle.id}`,
+            ...(options.session === undefined ? {} : { session: options.session }),
+          });
     options.onPhase?.('run', handle);
     const { exitCode } = await handle.exec(options.command, options);
     options.onPhase?.('save', handle);
@@ -121,7 +137,14 @@ export async function runInSandbox(options: SandboxRunOptions): Promise<SandboxR
       ...sync,
       ...(saveExclude.length === 0 ? {} : { exclude: saveExclude }),
     });
-    result = { sandbox: handle.id, boot: handle.boot, restore, exitCode, save };
+    result = {
+      sandbox: handle.id,
+      boot: handle.boot,
+      restore,
+      ...(snapshot === undefined ? {} : { snapshot }),
+      exitCode,
+      save,
+    };
   } catch (error) {
     options.onPhase?.('hibernate', handle);
     await provider.hibernate(handle.id).catch(() => undefined);

@@ -54,6 +54,28 @@ describe('local sandbox provider', () => {
     expect((await catFile(satchel, '/seen.txt')).toString()).toBe('step1\nstep2\nnotes\n');
   });
 
+  it('names a snapshot before the command, so the run can be read as before and undone', async () => {
+    const { satchel } = await openTemp();
+    await satchel.writeFile('ws', '/plan.md', 'v1\n');
+    const provider = new LocalSandboxProvider(await tempDir('sandboxes-'));
+    const result = await runInSandbox({
+      provider,
+      satchel,
+      workspace: 'ws',
+      snapshot: 'before-run-1',
+      command: sh('echo v2 > plan.md && echo made > made.txt'),
+    });
+    expect(result.snapshot).toMatchObject({ name: 'before-run-1', message: expect.any(String) });
+    expect(result.save.uploaded).toBe(2);
+    const before = await satchel.readText('ws', '/plan.md', { at: 'before-run-1' });
+    expect(before.text).toBe('v1\n');
+    const preview = await satchel.previewUndo('ws', { since: 'before-run-1' });
+    expect(preview.summary).toMatchObject({ revert: 1, delete: 1, conflicts: 0 });
+    await satchel.undo('ws', { since: 'before-run-1' }, { ifHead: preview.head });
+    expect(await workspaceFiles(satchel)).toEqual(['/plan.md']);
+    expect((await catFile(satchel, '/plan.md')).toString()).toBe('v1\n');
+  });
+
   it('syncs the results back and hibernates even when the command fails', async () => {
     const { satchel } = await openTemp();
     const provider = new LocalSandboxProvider(await tempDir('sandboxes-'));

@@ -1,13 +1,16 @@
 /**
  * The workspace's activity, fed live by the change feed: a long poll (`listChanges` with
  * `waitSeconds`) that returns as soon as anything changes. Newest first: when, who, what.
+ * `u` on a change made in a session previews undoing that session (UndoPanel).
  */
 import type { ChangeEvent, Satchel } from '@satchel/core';
 import { Box } from 'ink';
 import { useEffect, useState } from 'react';
 import { humanSize, shortTime, table } from '../../format.js';
-import { Hints, List, moved, Problem, problemText, Title } from '../parts.js';
+import { Hints, List, moved, Problem, problemText, Row, Title } from '../parts.js';
+import { useTint } from '../theme.js';
 import { useKeys } from '../use-keys.js';
+import { UndoPanel } from './undo-panel.js';
 
 /** Events kept on screen; older ones scroll away. */
 const KEEP = 500;
@@ -50,6 +53,9 @@ export function ActivityScreen({
   const [selected, setSelected] = useState(0);
   const [problem, setProblem] = useState<string | null>(null);
   const [following, setFollowing] = useState(false);
+  const [undoing, setUndoing] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const tint = useTint();
 
   useEffect(() => {
     let live = true;
@@ -85,11 +91,39 @@ export function ActivityScreen({
     };
   }, [satchel, ws, waitSeconds]);
 
-  useKeys((input, key) => {
-    const next = moved(input, key, selected, events.length, height - 3);
-    if (next !== null) setSelected(next);
-    else if (key.escape) onBack();
-  }, active);
+  useKeys(
+    (input, key) => {
+      const next = moved(input, key, selected, events.length, height - 3);
+      if (next !== null) setSelected(next);
+      else if (input === 'u') {
+        const session = events[selected]?.session ?? null;
+        if (session === null) setNotice('this change was made outside a session: nothing to undo');
+        else {
+          setNotice(null);
+          setUndoing(session);
+        }
+      } else if (key.escape) onBack();
+    },
+    active && undoing === null,
+  );
+
+  if (undoing !== null) {
+    return (
+      <UndoPanel
+        satchel={satchel}
+        workspace={ws}
+        session={undoing}
+        active={active}
+        height={height}
+        onClose={() => setUndoing(null)}
+        onDone={(message) => {
+          setUndoing(null);
+          setSelected(0);
+          setNotice(message);
+        }}
+      />
+    );
+  }
 
   return (
     <Box flexDirection="column" height={height}>
@@ -105,10 +139,15 @@ export function ActivityScreen({
           empty="no changes yet: they appear here as they happen"
         />
       </Box>
-      <Problem message={problem} />
+      {notice !== null && problem === null ? (
+        <Row text={notice} color={tint('green')} />
+      ) : (
+        <Problem message={problem} />
+      )}
       <Hints
         items={[
           ['↑↓', 'move'],
+          ['u', "undo the change's session"],
           ['esc', 'files'],
         ]}
       />

@@ -12,15 +12,47 @@ export interface DiffViewProps {
   readonly height: number;
 }
 
-/** The diff's lines (none when the versions are the same). */
-export function diffLines(diff: DiffResult | null): string[] {
-  if (diff === null || diff.diff === '') return [];
-  const lines = diff.diff.replace(/\t/g, '    ').split('\n');
+/** A unified diff's lines, tabs expanded (none for an empty diff). */
+export function unifiedLines(diff: string | null): string[] {
+  if (diff === null || diff === '') return [];
+  const lines = diff.replace(/\t/g, '    ').split('\n');
   if (lines.at(-1) === '') lines.pop();
   return lines;
 }
 
+/** The diff's lines (none when the versions are the same). */
+export function diffLines(diff: DiffResult | null): string[] {
+  return unifiedLines(diff?.diff ?? null);
+}
+
 export function DiffView({ diff, loading, problem, scroll, height }: DiffViewProps) {
+  const range =
+    diff === null ? '' : `${diff.from === null ? 'nothing' : `v${diff.from}`} → v${diff.to}`;
+  return (
+    <DiffLines
+      lines={diffLines(diff)}
+      range={loading ? null : range}
+      problem={problem}
+      empty={diff !== null && diff.diff === '' ? 'no differences' : null}
+      scroll={scroll}
+      height={height}
+    />
+  );
+}
+
+export interface DiffLinesProps {
+  readonly lines: readonly string[];
+  /** What is compared, for the title; null while loading. */
+  readonly range: string | null;
+  readonly problem: string | null;
+  /** Shown instead of the lines (e.g. "no differences"); null: show the lines. */
+  readonly empty: string | null;
+  readonly scroll: number;
+  readonly height: number;
+}
+
+/** Diff lines under a title, coloured, from line `scroll`, in `height` rows. */
+export function DiffLines({ lines, range, problem, empty, scroll, height }: DiffLinesProps) {
   const tint = useTint();
   const colorOf = (line: string): string | undefined => {
     if (line.startsWith('+++') || line.startsWith('---')) return undefined;
@@ -29,22 +61,20 @@ export function DiffView({ diff, loading, problem, scroll, height }: DiffViewPro
     if (line.startsWith('@@')) return tint('cyan');
     return undefined;
   };
-  const lines = diffLines(diff);
   const body = Math.max(1, height - 1);
-  const range =
-    diff === null ? '' : `${diff.from === null ? 'nothing' : `v${diff.from}`} → v${diff.to}`;
-  const note = loading
-    ? 'loading…'
-    : lines.length > body
-      ? `${range} · lines ${scroll + 1}-${Math.min(lines.length, scroll + body)} of ${lines.length}`
-      : range;
+  const note =
+    range === null
+      ? 'loading…'
+      : lines.length > body
+        ? `${range} · lines ${scroll + 1}-${Math.min(lines.length, scroll + body)} of ${lines.length}`
+        : range;
   return (
     <Box flexDirection="column">
       <Title text="Diff" note={note} />
       {problem !== null ? (
         <Row text={`! ${problem}`} color={tint('red')} />
-      ) : diff !== null && diff.diff === '' ? (
-        <Row text="no differences" dim />
+      ) : empty !== null ? (
+        <Row text={empty} dim />
       ) : (
         lines.slice(scroll, scroll + body).map((line, i) => (
           <Row

@@ -1,5 +1,5 @@
 /** Audit-log queries, written once in Kysely for every dialect; the chain logic lives in audit/. */
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
 import { AUDIT_WORKSPACE_ID_FROM } from './migrations.js';
 import { prepared, preparedInsert } from './prepared.js';
@@ -49,7 +49,7 @@ const MAX_CHUNK = 256;
 const EXACT_CHUNK = 32;
 
 const HEAD = prepared((db: Kysely<Database>) =>
-  db.selectFrom('audit').select(['idx', 'hash']).orderBy('idx', 'desc').limit(1),
+  db.selectFrom('audit').select(['idx', 'hash']).orderBy('idx', 'desc').limit(sql.lit(1)),
 );
 
 const INSERT = preparedInsert<'audit', Insertable<AuditTable>>('audit', [

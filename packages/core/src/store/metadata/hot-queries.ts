@@ -5,7 +5,7 @@
  */
 
 import type { Role } from '@satchel/client/schemas/access.js';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type EntryRow, toBlob, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
 import { prepared } from './prepared.js';
 import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './records.js';
@@ -78,7 +78,8 @@ export const VERSION_AT_WITH_BLOB = prepared(
       .where('versions.path', '=', path)
       .where('versions.seq', '<=', seq)
       .orderBy('versions.seq', 'desc')
-      .limit(1),
+      // A literal: SQLite runs `LIMIT ?` at twice the cost of `LIMIT 1` here (50 vs 27 µs).
+      .limit(sql.lit(1)),
 );
 
 type WorkspaceRoleRow = Awaited<ReturnType<typeof WORKSPACE_WITH_ROLE>>[number];

@@ -95,7 +95,7 @@ const ANY_LIVE_LOCK = prepared((db: Kysely<Database>, workspaceId: string, now: 
     .where('workspace_id', '=', workspaceId)
     .where('released_at', 'is', null)
     .where('expires_at', '>', now)
-    .limit(1),
+    .limit(sql.lit(1)),
 );
 
 /** The lock area of the metadata store (`store.locks`, `tx.locks`). */

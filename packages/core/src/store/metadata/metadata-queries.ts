@@ -74,27 +74,34 @@ export class MetadataQueries {
   /** Forks: their origin and merge base, the rows that make one (fork-queries.ts). */
   readonly forks: ForkQueries;
 
+  /**
+   * `parent`: a store on the same connection this one is a view of (one call's store, `forCall`):
+   * its areas are shared, not built again for every call (and what they remember, such as fork
+   * points, is kept).
+   */
   constructor(
     protected readonly db: Kysely<Database>,
     readonly dialect: SqlDialectInfo,
+    parent?: MetadataQueries,
   ) {
-    this.access = new AccessQueries(db, dialect);
-    this.members = new MemberQueries(db);
-    this.invitations = new InvitationQueries(db);
-    this.transfers = new TransferQueries(db);
-    this.audit = new AuditQueries(db, dialect);
-    this.locks = new LockQueries(db, dialect);
-    this.webhooks = new WebhookQueries(db, dialect);
-    this.search = new SearchQueries(db, dialect);
-    this.rates = new RateQueries(db);
-    this.gc = new GcQueries(db);
-    this.uploads = new UploadQueries(db);
-    this.past = new PastQueries(db, dialect);
-    this.usage = new UsageQueries(db);
-    this.webSessions = new WebSessionQueries(db);
-    this.comments = new CommentQueries(db);
-    this.shareLinks = new ShareLinkQueries(db);
-    this.forks = new ForkQueries(db);
+    const same = parent?.db === db ? parent : undefined;
+    this.access = same?.access ?? new AccessQueries(db, dialect);
+    this.members = same?.members ?? new MemberQueries(db);
+    this.invitations = same?.invitations ?? new InvitationQueries(db);
+    this.transfers = same?.transfers ?? new TransferQueries(db);
+    this.audit = same?.audit ?? new AuditQueries(db, dialect);
+    this.locks = same?.locks ?? new LockQueries(db, dialect);
+    this.webhooks = same?.webhooks ?? new WebhookQueries(db, dialect);
+    this.search = same?.search ?? new SearchQueries(db, dialect);
+    this.rates = same?.rates ?? new RateQueries(db);
+    this.gc = same?.gc ?? new GcQueries(db);
+    this.uploads = same?.uploads ?? new UploadQueries(db);
+    this.past = same?.past ?? new PastQueries(db, dialect);
+    this.usage = same?.usage ?? new UsageQueries(db);
+    this.webSessions = same?.webSessions ?? new WebSessionQueries(db);
+    this.comments = same?.comments ?? new CommentQueries(db);
+    this.shareLinks = same?.shareLinks ?? new ShareLinkQueries(db);
+    this.forks = same?.forks ?? new ForkQueries(db);
   }
 
   /**

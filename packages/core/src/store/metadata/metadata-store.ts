@@ -196,8 +196,9 @@ export class MetadataStore extends MetadataQueries {
     db: Kysely<Database>,
     dialect: SqlDialectInfo,
     workspaces: WorkspaceRows | null = null,
+    parent?: MetadataStore,
   ) {
-    super(db, dialect);
+    super(db, dialect, parent);
     this.#workspaces = workspaces;
   }
 
@@ -206,7 +207,7 @@ export class MetadataStore extends MetadataQueries {
    * authorisation and again by the operation. Transactions still read their own rows.
    */
   forCall(): MetadataStore {
-    return new MetadataStore(this.db, this.dialect, new WorkspaceRows());
+    return new MetadataStore(this.db, this.dialect, new WorkspaceRows(), this);
   }
 
   override findWorkspace(name: string): Promise<WorkspaceRecord | undefined> {
