@@ -136,7 +136,12 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Kysely<Da
   STATEMENTS.set(db, Object.assign(prepare, { raw }));
   // Committed rows only: while a transaction is open on the connection, the caller goes through
   // Kysely, which waits for it.
-  READERS.set(db, (text, params) => (raw.inTransaction ? undefined : prepare(text).all(params)));
+  // A statement that returns no rows (a write) also goes through Kysely outside a transaction.
+  READERS.set(db, (text, params) => {
+    if (raw.inTransaction) return undefined;
+    const statement = prepare(text);
+    return statement.reader ? statement.all(params) : undefined;
+  });
   return db;
 }
 
