@@ -6,6 +6,7 @@
 
 import type { Role } from '@satchel/client/schemas/access.js';
 import { type Kysely, sql } from 'kysely';
+import type { SqlDialectInfo } from './dialect.js';
 import { type EntryRow, toBlob, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
 import { prepared } from './prepared.js';
 import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './records.js';
@@ -139,4 +140,42 @@ export function toVersionWithBlob(row: VersionBlobRow): {
   blob: BlobRecord | undefined;
 } {
   return { version: toVersion(row), blob: joinedBlob(row) };
+}
+
+function changesAfterQuery(limit: number) {
+  return prepared((db: Kysely<Database>, workspaceId: string, after: number) =>
+    db
+      .selectFrom('versions')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('seq', '>', after)
+      .orderBy('seq')
+      .orderBy('path')
+      .limit(sql.lit(limit)),
+  );
+}
+
+const CHANGES_AFTER = new Map<number, ReturnType<typeof changesAfterQuery>>();
+
+/**
+ * A page of the change feed (versions after a seq, in (seq, path) order, no `dir`, no `atSeq`)
+ * with its limit as a literal — SQLite runs it a third faster than `LIMIT ?` — compiled once per
+ * limit for the first few limits asked for (the index step's page, the feeds' pages). Undefined
+ * for any other query: the caller builds it.
+ */
+export async function changesPage(
+  db: Kysely<Database>,
+  dialect: SqlDialectInfo,
+  workspaceId: string,
+  options: { after?: number; atSeq?: number; limit?: number; dir?: string },
+): Promise<Awaited<ReturnType<ReturnType<typeof changesAfterQuery>>> | undefined> {
+  const { after, limit, dir } = options;
+  if (after === undefined || limit === undefined || options.atSeq !== undefined) return undefined;
+  if (dir !== undefined && dir !== '/') return undefined;
+  let query = CHANGES_AFTER.get(limit);
+  if (!query && CHANGES_AFTER.size < 8 && Number.isSafeInteger(limit) && limit >= 0) {
+    query = changesAfterQuery(limit);
+    CHANGES_AFTER.set(limit, query);
+  }
+  return query?.(db, dialect, workspaceId, after);
 }

@@ -14,6 +14,7 @@ import { ForkQueries } from './fork-queries.js';
 import { GcQueries } from './gc-queries.js';
 import {
   BLOB,
+  changesPage,
   ENTRY,
   ENTRY_WITH_BLOB,
   entriesWithBlobs,
@@ -285,6 +286,8 @@ export class MetadataQueries {
     workspaceId: string,
     options: { after?: number; atSeq?: number; limit?: number; dir?: string },
   ): Promise<VersionRecord[]> {
+    const page = await changesPage(this.db, this.dialect, workspaceId, options);
+    if (page) return page.map(toVersion);
     let q = this.db
       .selectFrom('versions')
       .selectAll()

@@ -26,15 +26,35 @@ export const SQLITE_DIALECT: SqlDialectInfo = {
   // An embedded file is never "unreachable": its errors are faults.
   unavailable: () => false,
   // A write transaction holds SQLite's one write lock until it ends (BEGIN IMMEDIATE).
-  writeTransaction: (db, fn) => db.transaction().execute(fn),
+  writeTransaction: (db, fn) => {
+    const prepare = STATEMENTS.get(db);
+    if (!prepare) return db.transaction().execute(fn);
+    return db.transaction().execute(async (trx) => {
+      // The transaction holds the one connection until it ends: its statements may run on it
+      // directly, without Kysely's per-query connection hand-off (`directReader`).
+      READERS.set(trx, (text, params) =>
+        prepare.raw.inTransaction ? runOn(prepare, text, params) : undefined,
+      );
+      try {
+        return await fn(trx);
+      } finally {
+        READERS.delete(trx);
+      }
+    });
+  },
   script: async (db, statements) => {
-    for (const statement of statements) await sql.raw(statement).execute(db);
+    const direct = READERS.get(db);
+    for (const statement of statements) {
+      if (direct?.(statement, []) === undefined) await sql.raw(statement).execute(db);
+    }
   },
   autoIncrement: 'autoincrement',
   currentSchema: async () => null,
   relaxed: (db, fn) =>
     // One connection throughout, so the setting applies to exactly this transaction's commit.
     db.connection().execute(async (conn) => {
+      const prepare = STATEMENTS.get(db);
+      if (prepare) STATEMENTS.set(conn, prepare);
       const synchronous = (mode: 'NORMAL' | 'FULL') => {
         const raw = RAW.get(db);
         // The raw handle skips Kysely's per-query cost; the connection is already ours.
@@ -113,14 +133,35 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Kysely<Da
     dialect: new ImmediateSqliteDialect({ database: { close: () => raw.close(), prepare } }),
   });
   RAW.set(db, raw);
+  STATEMENTS.set(db, Object.assign(prepare, { raw }));
   // Committed rows only: while a transaction is open on the connection, the caller goes through
   // Kysely, which waits for it.
-  READERS.set(db, (text, params) => (raw.inTransaction ? undefined : prepare(text).all(params)));
+  // A statement that returns no rows (a write) also goes through Kysely outside a transaction.
+  READERS.set(db, (text, params) => {
+    if (raw.inTransaction) return undefined;
+    const statement = prepare(text);
+    return statement.reader ? statement.all(params) : undefined;
+  });
   return db;
 }
 
 /** The better-sqlite3 handle behind each Kysely instance this module opened. */
 const RAW = new WeakMap<Kysely<Database>, BetterSqlite3.Database>();
+
+type CachedStatements = ((text: string) => BetterSqlite3.Statement) & {
+  readonly raw: BetterSqlite3.Database;
+};
+
+/** The statement cache of each connection this module opened (and of its single-connection views). */
+const STATEMENTS = new WeakMap<Kysely<Database>, CachedStatements>();
+
+/** Runs any statement on the cached statement for `text`: its rows, or none for a write. */
+function runOn(prepare: CachedStatements, text: string, params: readonly unknown[]): unknown[] {
+  const statement = prepare(text);
+  if (statement.reader) return statement.all(params);
+  statement.run(params);
+  return [];
+}
 
 type DirectReader = (text: string, params: readonly unknown[]) => unknown[] | undefined;
 
@@ -129,9 +170,11 @@ const READERS = new WeakMap<Kysely<Database>, DirectReader>();
 
 /**
  * A synchronous reader on the connection behind `db` when `db` is a database this module opened
- * (not a transaction) — or undefined, and the caller goes through Kysely. The reader answers
- * from committed data only: it returns undefined while a transaction is open on the connection
- * (one of Kysely's, between awaits), whose uncommitted rows it would otherwise see.
+ * — or undefined, and the caller goes through Kysely. On the database, the reader answers from
+ * committed data only: it returns undefined while a transaction is open on the connection (one
+ * of Kysely's, between awaits), whose uncommitted rows it would otherwise see. On a write
+ * transaction (`writeTransaction`) it runs any statement, reads and writes, in that transaction
+ * while it is open.
  */
 export function directReader(db: Kysely<Database>): DirectReader | undefined {
   return READERS.get(db);
