@@ -37,7 +37,9 @@ export function batchRoutes(config: RouteConfig): Hono<ApiEnv> {
       ...mutationOptions(c),
       ...(message === undefined ? {} : { message }),
     });
-    const stream = Readable.toWeb(Readable.from(ndjson(result.items))) as ReadableStream;
+    // Bytes, not strings: over app.request the client reads the chunks as they are.
+    const lines = Readable.from(ndjson(result.items), { objectMode: false });
+    const stream = Readable.toWeb(lines) as ReadableStream;
     return c.body(stream, 200, { 'Content-Type': NDJSON });
   });
 
