@@ -6,12 +6,14 @@
  * against `rsync -a --dry-run` to an identical copy; rehydrating an empty tree against `cp -a`.
  * Every rehydrated tree is checked byte-identical (a manifest of SHA-256 on both sides, outside
  * the timing). Rounds interleaved, side order rotated. `BENCH_SYNC_BATCH` `1`/`0` runs only one transfer;
- * `BENCH_CPU_PROF=<dir>` writes CPU profiles of the server processes there.
+ * `BENCH_CPU_PROF=<dir>` writes CPU profiles of the server processes there, and of this (the
+ * client's) process during each push and rehydrate.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -134,9 +136,27 @@ async function startServer(): Promise<Server> {
   };
 }
 
-async function seconds(fn: () => Promise<unknown>): Promise<number> {
+let profiles = 0;
+/** `fn` under this process's CPU profiler when BENCH_CPU_PROF is set: the client's share. */
+async function profiled<T>(label: string, fn: () => Promise<T>): Promise<T> {
+  if (!PROFILE) return fn();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await fn();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    const file = join(PROFILE, `client-${label}-${++profiles}.cpuprofile`);
+    await writeFile(file, JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
+async function seconds(fn: () => Promise<unknown>, label?: string): Promise<number> {
   const t0 = performance.now();
-  await fn();
+  await (label ? profiled(label, fn) : fn());
   return (performance.now() - t0) / 1000;
 }
 
@@ -197,7 +217,7 @@ async function main(): Promise<void> {
               batchTransfer,
             });
             if (r.uploaded !== FILES) throw new Error(`pushed ${r.uploaded} of ${FILES}`);
-          });
+          }, `push-${name(batchTransfer).replace(/ /g, '-')}`);
         } finally {
           await server.stop();
           execFileSync('rm', ['-rf', join(tree, '.satchel-sync')]);
@@ -272,7 +292,7 @@ async function main(): Promise<void> {
               batchTransfer,
             });
             if (r.downloaded !== FILES) throw new Error(`rehydrated ${r.downloaded} of ${FILES}`);
-          });
+          }, `rehydrate-${name(batchTransfer).replace(/ /g, '-')}`);
           // Outside the timing: the rehydrated tree is the pushed one, byte for byte.
           const [want, got] = await Promise.all([manifest(tree), manifest(target)]);
           if (JSON.stringify([...want]) !== JSON.stringify([...got])) {

@@ -100,10 +100,10 @@ type Opened =
   | { readonly action: Upload; readonly entry: UploadEntry; readonly close?: () => unknown }
   | { readonly action: Upload; readonly error: unknown };
 
-async function readAll(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const pieces: Buffer[] = [];
-  for await (const piece of source) pieces.push(Buffer.from(piece));
-  return Buffer.concat(pieces);
+async function readAll(source: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const pieces: Uint8Array[] = [];
+  for await (const piece of source) pieces.push(piece);
+  return pieces.length === 1 && pieces[0] ? pieces[0] : Buffer.concat(pieces);
 }
 
 /**

@@ -29,6 +29,10 @@ import {
   type WrittenFile,
 } from './tree.js';
 
+/** Files smaller than this are read in one call; larger ones stream in STREAM_CHUNK pieces. */
+const WHOLE_READ_MAX = 256 * 1024;
+const STREAM_CHUNK = 1024 * 1024;
+
 /** O_NONBLOCK: a FIFO swapped in after the scan must not hang the read. */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const APPEND_FLAGS =
@@ -195,11 +199,42 @@ export class LocalTree implements SyncTree {
       }
     });
     if (file === null) throw fsError(`${path} does not exist`, 'ENOENT');
-    if (!(await file.stat()).isFile()) {
+    let size: number;
+    try {
+      const st = await file.stat();
+      if (!st.isFile()) throw fsError(`${path} is no longer a regular file`, 'EISDIR');
+      size = st.size;
+    } catch (error) {
       await file.close();
-      throw fsError(`${path} is no longer a regular file`, 'EISDIR');
+      throw error;
     }
-    yield* file.createReadStream({ highWaterMark: 1024 * 1024 });
+    let position = 0;
+    let whole = Buffer.alloc(0);
+    if (size < WHOLE_READ_MAX) {
+      // One read into a buffer of the file's size and a byte more: a short read is the end of
+      // a regular file, so most files take one call, where a stream allocates its whole
+      // highWaterMark per read and needs a second read to see the end.
+      try {
+        whole = Buffer.allocUnsafe(size + 1);
+        position = (await file.read(whole, 0, size + 1, 0)).bytesRead;
+      } catch (error) {
+        await file.close();
+        throw error;
+      }
+      if (position <= size) {
+        await file.close();
+        if (position > 0) yield whole.subarray(0, position);
+        return;
+      }
+    }
+    // A larger file, or a small one that grew since its size was taken: (the rest) streams.
+    const stream = file.createReadStream({ start: position, highWaterMark: STREAM_CHUNK });
+    try {
+      if (position > 0) yield whole.subarray(0, position);
+      yield* stream;
+    } finally {
+      stream.destroy();
+    }
   }
 
   /**
