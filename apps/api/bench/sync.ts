@@ -208,16 +208,19 @@ async function main(): Promise<void> {
       run: async () => {
         const server = await startServer();
         try {
-          return await seconds(async () => {
-            const r = await syncOnce({
-              satchel: server.satchel,
-              workspace: WORKSPACE,
-              tree: new LocalTree(tree),
-              mode: 'push',
-              batchTransfer,
-            });
-            if (r.uploaded !== FILES) throw new Error(`pushed ${r.uploaded} of ${FILES}`);
-          }, `push-${name(batchTransfer).replace(/ /g, '-')}`);
+          return await seconds(
+            async () => {
+              const r = await syncOnce({
+                satchel: server.satchel,
+                workspace: WORKSPACE,
+                tree: new LocalTree(tree),
+                mode: 'push',
+                batchTransfer,
+              });
+              if (r.uploaded !== FILES) throw new Error(`pushed ${r.uploaded} of ${FILES}`);
+            },
+            `push-${name(batchTransfer).replace(/ /g, '-')}`,
+          );
         } finally {
           await server.stop();
           execFileSync('rm', ['-rf', join(tree, '.satchel-sync')]);
@@ -284,15 +287,18 @@ async function main(): Promise<void> {
         label: `rehydrate (${name(batchTransfer)})`,
         run: async () => {
           const target = join(TMP, `rehydrate-${++n}`);
-          const t = await seconds(async () => {
-            const r = await syncOnce({
-              satchel: server.satchel,
-              workspace: WORKSPACE,
-              tree: new LocalTree(target),
-              batchTransfer,
-            });
-            if (r.downloaded !== FILES) throw new Error(`rehydrated ${r.downloaded} of ${FILES}`);
-          }, `rehydrate-${name(batchTransfer).replace(/ /g, '-')}`);
+          const t = await seconds(
+            async () => {
+              const r = await syncOnce({
+                satchel: server.satchel,
+                workspace: WORKSPACE,
+                tree: new LocalTree(target),
+                batchTransfer,
+              });
+              if (r.downloaded !== FILES) throw new Error(`rehydrated ${r.downloaded} of ${FILES}`);
+            },
+            `rehydrate-${name(batchTransfer).replace(/ /g, '-')}`,
+          );
           // Outside the timing: the rehydrated tree is the pushed one, byte for byte.
           const [want, got] = await Promise.all([manifest(tree), manifest(target)]);
           if (JSON.stringify([...want]) !== JSON.stringify([...got])) {

@@ -271,8 +271,10 @@ async function downloadChunk(host: BatchHost, chunk: readonly Download[]): Promi
     wanted.map((d) => ({ path: d.path, version: d.remote.seq })),
     session(ctx),
   );
-  const group = ctx.tree.writeGroup?.();
+  let group = ctx.tree.writeGroup?.();
   const waiting = new Map<string, Download>();
+  // One full group is flushed (its fsyncs on the thread pool) while the next one is written.
+  let flushing: Promise<void> = Promise.resolve();
   let i = 0;
   try {
     for await (const item of items) {
@@ -301,11 +303,20 @@ async function downloadChunk(host: BatchHost, chunk: readonly Download[]): Promi
       }
       await group.add(name, item.body);
       waiting.set(name, action);
-      if (group.size >= GROUP_FILES || group.bytes >= GROUP_BYTES)
-        await flush(host, group, waiting);
+      if (group.size >= GROUP_FILES || group.bytes >= GROUP_BYTES) {
+        await flushing;
+        const full = group;
+        group = ctx.tree.writeGroup?.();
+        flushing = flush(host, full, waiting);
+        // Handled here so a failure waits for the next `await flushing` without being reported
+        // as unhandled meanwhile.
+        flushing.catch(() => undefined);
+      }
     }
+    await flushing;
     if (group) await flush(host, group, waiting);
   } finally {
+    await flushing.catch(() => undefined);
     await group?.discard();
   }
 }

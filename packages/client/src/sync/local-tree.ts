@@ -4,7 +4,17 @@
  * symbolic link, race-free where the platform allows (see there for the choice).
  */
 import { randomUUID } from 'node:crypto';
-import { constants, type Dirent, lstatSync, readdirSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  type Dirent,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+} from 'node:fs';
 import {
   appendFile,
   lstat,
@@ -170,7 +180,7 @@ export class LocalTree implements SyncTree {
     const { parts, name } = split(path);
     try {
       return await this.folders.find(parts, async (folder): Promise<TreeEntry | null> => {
-        const st = await lstat(at(folder, name));
+        const st = lstatSync(at(folder, name));
         if (st.isSymbolicLink()) return { path, type: 'symlink', size: 0, mtimeMs: st.mtimeMs };
         if (st.isDirectory()) return null;
         const type = st.isFile() ? 'file' : 'other';
@@ -185,52 +195,56 @@ export class LocalTree implements SyncTree {
     }
   }
 
-  /** Opened without following a link, the file itself included (O_NOFOLLOW). */
+  /**
+   * Opened without following a link, the file itself included (O_NOFOLLOW). A file smaller
+   * than WHOLE_READ_MAX is read synchronously in one call, into a buffer of its size and a byte
+   * more (a short read is the end of a regular file): as for `list`, a thread-pool round trip
+   * per open, stat, read and close cost more than the calls (2.5× the time, 4× the CPU for
+   * 10,000 files of 10 KiB). Larger files, and one that grew since its size was taken, stream.
+   */
   async *read(path: string): AsyncGenerator<Uint8Array> {
     const { parts, name } = split(path);
-    const file = await this.folders.find(parts, async (folder) => {
+    const opened = await this.folders.find(parts, async (folder) => {
+      let fd: number;
       try {
-        return await open(at(folder, name), READ_FLAGS);
+        fd = openSync(at(folder, name), READ_FLAGS);
       } catch (error) {
         if ((error as NodeJS.ErrnoException | null)?.code === 'ELOOP') {
           throw new SymlinkInPathError(path);
         }
         throw error;
       }
-    });
-    if (file === null) throw fsError(`${path} does not exist`, 'ENOENT');
-    let size: number;
-    try {
-      const st = await file.stat();
-      if (!st.isFile()) throw fsError(`${path} is no longer a regular file`, 'EISDIR');
-      size = st.size;
-    } catch (error) {
-      await file.close();
-      throw error;
-    }
-    let position = 0;
-    let whole = Buffer.alloc(0);
-    if (size < WHOLE_READ_MAX) {
-      // One read into a buffer of the file's size and a byte more: a short read is the end of
-      // a regular file, so most files take one call, where a stream allocates its whole
-      // highWaterMark per read and needs a second read to see the end.
       try {
-        whole = Buffer.allocUnsafe(size + 1);
-        position = (await file.read(whole, 0, size + 1, 0)).bytesRead;
+        const st = fstatSync(fd);
+        if (!st.isFile()) throw fsError(`${path} is no longer a regular file`, 'EISDIR');
+        let head = Buffer.alloc(0);
+        if (st.size < WHOLE_READ_MAX) {
+          head = Buffer.allocUnsafe(st.size + 1);
+          head = head.subarray(0, readSync(fd, head, 0, st.size + 1, 0));
+          if (head.byteLength <= st.size) {
+            closeSync(fd);
+            return { head, fd: null };
+          }
+        }
+        return { head, fd };
       } catch (error) {
-        await file.close();
+        closeSync(fd);
         throw error;
       }
-      if (position <= size) {
-        await file.close();
-        if (position > 0) yield whole.subarray(0, position);
-        return;
-      }
+    });
+    if (opened === null) throw fsError(`${path} does not exist`, 'ENOENT');
+    const { head, fd } = opened;
+    if (fd === null) {
+      if (head.byteLength > 0) yield head;
+      return;
     }
-    // A larger file, or a small one that grew since its size was taken: (the rest) streams.
-    const stream = file.createReadStream({ start: position, highWaterMark: STREAM_CHUNK });
+    const stream = createReadStream('', {
+      fd,
+      start: head.byteLength,
+      highWaterMark: STREAM_CHUNK,
+    });
     try {
-      if (position > 0) yield whole.subarray(0, position);
+      if (head.byteLength > 0) yield head;
       yield* stream;
     } finally {
       stream.destroy();

@@ -3,9 +3,13 @@
  * folder and are flushed together before each is renamed into place (local-tree.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { type FileHandle, lstat, open, rename, unlink } from 'node:fs/promises';
+import { closeSync, fsync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { at, type Folders } from './folders.js';
 import { STATE_DIR, type TreeWriteGroup, type WrittenFile } from './tree.js';
+
+const fsyncAsync = promisify(fsync);
 
 /** The folders and the name of a tree path ("a/b/c.txt" → ["a", "b"], "c.txt"). */
 export function split(path: string): { parts: string[]; name: string } {
@@ -31,18 +35,32 @@ export async function writeAll(
   return bytes;
 }
 
+/** Writes every piece of `content` to the descriptor `fd` (short writes continued). */
+async function writeAllSync(fd: number, content: AsyncIterable<Uint8Array>): Promise<number> {
+  let bytes = 0;
+  for await (const piece of content) {
+    for (let offset = 0; offset < piece.byteLength; ) {
+      offset += writeSync(fd, piece, offset, piece.byteLength - offset);
+    }
+    bytes += piece.byteLength;
+  }
+  return bytes;
+}
+
 /** A temporary file of a write group, open until the group is flushed. */
 interface Pending {
   readonly path: string;
   /** Its name in the state folder's tmp/. */
   readonly id: string;
-  readonly handle: FileHandle;
+  readonly fd: number;
 }
 
 /**
  * Writes a group's files to temporary files in the state folder, then flushes them all at once
- * (the fsyncs run side by side, which the file system's journal commits together) and renames
- * each into place through its verified folders, as `write` does.
+ * (the fsyncs run side by side on the thread pool, which the file system's journal commits
+ * together) and renames each into place through its verified folders, as `write` does. The
+ * other calls are synchronous, as the tree's `list` and `read`: a thread-pool round trip for
+ * each open, write, close, rename and stat cost more than the calls themselves.
  */
 export class LocalWriteGroup implements TreeWriteGroup {
   #pending: Pending[] = [];
@@ -58,15 +76,15 @@ export class LocalWriteGroup implements TreeWriteGroup {
     await this.folders.make([STATE_DIR, 'tmp'], async (tmpDir) => {
       const id = randomUUID();
       const tmp = at(tmpDir, id);
-      const handle = await open(tmp, 'wx', 0o644);
+      const fd = openSync(tmp, 'wx', 0o644);
       try {
-        this.bytes += await writeAll(handle, content);
+        this.bytes += await writeAllSync(fd, content);
       } catch (error) {
-        await handle.close();
-        await unlink(tmp).catch(() => undefined);
+        closeSync(fd);
+        unlinkQuietly(tmp);
         throw error;
       }
-      this.#pending.push({ path, id, handle });
+      this.#pending.push({ path, id, fd });
     });
   }
 
@@ -74,8 +92,11 @@ export class LocalWriteGroup implements TreeWriteGroup {
     const pending = this.#pending;
     this.#pending = [];
     this.bytes = 0;
-    await Promise.all(pending.map((p) => p.handle.sync()));
-    await Promise.all(pending.map((p) => p.handle.close()));
+    try {
+      await Promise.all(pending.map((p) => fsyncAsync(p.fd)));
+    } finally {
+      for (const p of pending) closeSync(p.fd);
+    }
     const out: Array<{ path: string; written: WrittenFile } | { path: string; error: unknown }> =
       [];
     await this.folders.make([STATE_DIR, 'tmp'], async (tmpDir) => {
@@ -84,13 +105,13 @@ export class LocalWriteGroup implements TreeWriteGroup {
         try {
           const written = await this.folders.make(parts, async (folder) => {
             const target = at(folder, name);
-            await rename(at(tmpDir, id), target);
-            const st = await lstat(target);
+            renameSync(at(tmpDir, id), target);
+            const st = lstatSync(target);
             return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
           });
           out.push({ path, written });
         } catch (error) {
-          await unlink(at(tmpDir, id)).catch(() => undefined);
+          unlinkQuietly(at(tmpDir, id));
           out.push({ path, error });
         }
       }
@@ -101,9 +122,17 @@ export class LocalWriteGroup implements TreeWriteGroup {
   async discard(): Promise<void> {
     const pending = this.#pending;
     this.#pending = [];
-    await Promise.all(pending.map((p) => p.handle.close().catch(() => undefined)));
+    for (const p of pending) closeSync(p.fd);
     await this.folders.make([STATE_DIR, 'tmp'], async (tmpDir) => {
-      for (const p of pending) await unlink(at(tmpDir, p.id)).catch(() => undefined);
+      for (const p of pending) unlinkQuietly(at(tmpDir, p.id));
     });
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone, or the folder is: nothing to clean
   }
 }
