@@ -44,6 +44,11 @@ export interface SearchIndexOptions {
 
 /** How long background indexing waits after a commit, so that a burst shares one step (ms). */
 const INDEX_DELAY_MS = 20;
+/**
+ * After the last bulk upload into a workspace ends, the wait before its held step runs: a sync
+ * pushes in several requests, and the next one usually starts within this.
+ */
+const AFTER_UPLOAD_MS = 500;
 
 /**
  * The engine's search index; one per open engine, shared by all actors.
@@ -82,7 +87,7 @@ export class SearchIndex {
    * a burst of commits (a sequential writer's) costs one step, not one each. Searches catch up
    * themselves before answering, so the delay never shows in results.
    */
-  schedule(workspace: string): void {
+  schedule(workspace: string, delayMs = INDEX_DELAY_MS): void {
     if (this.#closed || this.#scheduled.has(workspace)) return;
     this.#scheduled.add(workspace);
     const timer = setTimeout(() => {
@@ -94,10 +99,14 @@ export class SearchIndex {
       }
       void this.#store
         .findWorkspace(workspace)
-        .then((row) => (row ? this.catchUp(row, Number.POSITIVE_INFINITY) : undefined))
+        .then((row) =>
+          row
+            ? this.catchUp(row, Number.POSITIVE_INFINITY, () => this.#yieldsToUpload(workspace))
+            : undefined,
+        )
         // A background step that fails is retried by the next commit or search.
         .catch(() => undefined);
-    }, INDEX_DELAY_MS);
+    }, delayMs);
     // Never what keeps a process alive: a skipped step is caught up by the next search.
     timer.unref();
   }
@@ -117,18 +126,27 @@ export class SearchIndex {
       if (left > 0) this.#held.set(workspace, left);
       else {
         this.#held.delete(workspace);
-        if (this.#deferred.delete(workspace)) this.schedule(workspace);
+        if (this.#deferred.delete(workspace)) this.schedule(workspace, AFTER_UPLOAD_MS);
       }
     }
   }
 
+  /** True when a bulk upload into `workspace` runs: the background step waits for its end. */
+  #yieldsToUpload(workspace: string): boolean {
+    if (!this.#held.has(workspace)) return false;
+    this.#deferred.add(workspace);
+    return true;
+  }
+
   /**
    * Brings the index of `ws` up to its head, or as far as it gets before `deadline` (epoch ms);
-   * then embeds passages still without vectors, within the same deadline.
+   * then embeds passages still without vectors, within the same deadline. `yieldNow`, asked
+   * before each step, stops it early (a background step giving way to a bulk upload).
    */
-  catchUp(ws: WorkspaceRecord, deadline: number): Promise<void> {
+  catchUp(ws: WorkspaceRecord, deadline: number, yieldNow?: () => boolean): Promise<void> {
     return this.#serial(ws.id, async () => {
       while (!this.#closed && Date.now() < deadline) {
+        if (yieldNow?.()) return;
         const row = await this.#store.findWorkspace(ws.name);
         if (!row || row.id !== ws.id || workspaceSettings(row.settings).indexing === 'off') return;
         if (!(await this.#step(row))) break;
