@@ -1,13 +1,13 @@
 /**
  * Which paths sync leaves alone: `.satchelignore` at the tree's root (.gitignore syntax, via the
- * `ignore` package), plus rules that always apply: `.git/`, the state folder, and folders the
- * caller names (Satchel's own data directory when it lies inside the tree).
+ * `ignore` package), plus rules that always apply: `.git/`, the state folder, a write group's
+ * temporary files (`.satchel-tmp-*`), and folders the caller names (Satchel's own data directory when it lies inside the tree).
  */
 import ignore from 'ignore';
-import { STATE_DIR, type SyncTree } from './tree.js';
+import { STATE_DIR, type SyncTree, TEMP_PREFIX } from './tree.js';
 
 export const IGNORE_FILE = '.satchelignore';
-export const DEFAULT_IGNORES: readonly string[] = ['.git/', `/${STATE_DIR}/`];
+export const DEFAULT_IGNORES: readonly string[] = ['.git/', `/${STATE_DIR}/`, `${TEMP_PREFIX}*`];
 
 export interface IgnoreRules {
   /** True when the relative path (a file, or a folder when `dir`) is not synced. */
@@ -59,7 +59,11 @@ export function ignoreRules(text: string, extra: readonly string[] = []): Ignore
     ignores(path, dir = false, defaultsOnly = false) {
       if (defaultsOnly) {
         return (
-          path.startsWith(`${STATE_DIR}/`) || path.startsWith('.git/') || path.includes('/.git/')
+          path.startsWith(`${STATE_DIR}/`) ||
+          path.startsWith('.git/') ||
+          path.includes('/.git/') ||
+          path.startsWith(TEMP_PREFIX) ||
+          path.includes(`/${TEMP_PREFIX}`)
         );
       }
       const target = dir ? `${path}/` : path;

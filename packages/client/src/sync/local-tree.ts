@@ -14,6 +14,7 @@ import {
   openSync,
   readdirSync,
   readSync,
+  unlinkSync,
 } from 'node:fs';
 import {
   appendFile,
@@ -26,18 +27,22 @@ import {
   unlink,
   utimes,
 } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { at, type Folder, Folders, folderHandlesWork } from './folders.js';
 import { LocalWriteGroup, split, writeAll } from './local-write-group.js';
 import {
   STATE_DIR,
   SymlinkInPathError,
   type SyncTree,
+  TEMP_PREFIX,
   type TreeEntry,
   type TreeWatcher,
   type TreeWriteGroup,
   type WrittenFile,
 } from './tree.js';
+
+/** A write group's temporary file untouched for this long was left by a crash. */
+const STALE_TEMP_MS = 60 * 60 * 1000;
 
 /** Files smaller than this are read in one call; larger ones stream in STREAM_CHUNK pieces. */
 const WHOLE_READ_MAX = 256 * 1024;
@@ -51,6 +56,14 @@ const APPEND_FLAGS =
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already, or not ours to remove: left
+  }
 }
 
 function fsError(message: string, code: string): Error {
@@ -151,6 +164,11 @@ export class LocalTree implements SyncTree {
         }
         const st = lstatSync(at(folder, d.name), { throwIfNoEntry: false });
         if (st === undefined || st.isDirectory()) continue;
+        if (d.name.startsWith(TEMP_PREFIX)) {
+          // A write group's file, never synced; one this old was left by a crash.
+          if (Date.now() - st.mtimeMs > STALE_TEMP_MS) unlinkQuietly(at(folder, d.name));
+          continue;
+        }
         const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : 'other';
         out.push({
           path,
@@ -357,7 +375,8 @@ export class LocalTree implements SyncTree {
     const watcher = watch(this.root, {
       ignoreInitial: true,
       followSymlinks: false,
-      ignored: (path: string) => path === state || path.startsWith(state + sep),
+      ignored: (path: string) =>
+        path === state || path.startsWith(state + sep) || basename(path).startsWith(TEMP_PREFIX),
     });
     const report = (path: string): void => {
       const rel = relative(this.root, path).split(sep).join('/');

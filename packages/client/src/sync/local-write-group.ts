@@ -7,7 +7,7 @@ import { closeSync, fsync, lstatSync, openSync, renameSync, unlinkSync, writeSyn
 import type { FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { at, type Folders } from './folders.js';
-import { STATE_DIR, type TreeWriteGroup, type WrittenFile } from './tree.js';
+import { TEMP_PREFIX, type TreeWriteGroup, type WrittenFile } from './tree.js';
 
 const fsyncAsync = promisify(fsync);
 
@@ -50,17 +50,19 @@ async function writeAllSync(fd: number, content: AsyncIterable<Uint8Array>): Pro
 /** A temporary file of a write group, open until the group is flushed. */
 interface Pending {
   readonly path: string;
-  /** Its name in the state folder's tmp/. */
-  readonly id: string;
+  /** Its name in the target's folder (TEMP_PREFIX and a random id). */
+  readonly temp: string;
   readonly fd: number;
 }
 
 /**
- * Writes a group's files to temporary files in the state folder, then flushes them all at once
+ * Writes a group's files to temporary files beside their targets, then flushes them all at once
  * (the fsyncs run side by side on the thread pool, which the file system's journal commits
- * together) and renames each into place through its verified folders, as `write` does. The
- * other calls are synchronous, as the tree's `list` and `read`: a thread-pool round trip for
- * each open, write, close, rename and stat cost more than the calls themselves.
+ * together) and renames each into place through its verified folders, as `write` does. Beside,
+ * not in the state folder: a rename across folders cost ext4 four times the create (10,000
+ * files: 0.9–1.0 s against 0.25–0.5 s). The other calls are synchronous, as the tree's `list`
+ * and `read`: a thread-pool round trip per open, write, close, rename and stat cost more than
+ * the calls themselves.
  */
 export class LocalWriteGroup implements TreeWriteGroup {
   #pending: Pending[] = [];
@@ -73,18 +75,19 @@ export class LocalWriteGroup implements TreeWriteGroup {
   }
 
   async add(path: string, content: AsyncIterable<Uint8Array>): Promise<void> {
-    await this.folders.make([STATE_DIR, 'tmp'], async (tmpDir) => {
-      const id = randomUUID();
-      const tmp = at(tmpDir, id);
-      const fd = openSync(tmp, 'wx', 0o644);
+    // The target's folders are made now, before the content is consumed, as `write` does.
+    const { parts } = split(path);
+    await this.folders.make(parts, async (folder) => {
+      const temp = `${TEMP_PREFIX}${randomUUID()}`;
+      const fd = openSync(at(folder, temp), 'wx', 0o644);
       try {
         this.bytes += await writeAllSync(fd, content);
       } catch (error) {
         closeSync(fd);
-        unlinkQuietly(tmp);
+        unlinkQuietly(at(folder, temp));
         throw error;
       }
-      this.#pending.push({ path, id, fd });
+      this.#pending.push({ path, temp, fd });
     });
   }
 
@@ -94,28 +97,32 @@ export class LocalWriteGroup implements TreeWriteGroup {
     this.bytes = 0;
     try {
       await Promise.all(pending.map((p) => fsyncAsync(p.fd)));
+    } catch (error) {
+      await this.#remove(pending);
+      throw error;
     } finally {
       for (const p of pending) closeSync(p.fd);
     }
     const out: Array<{ path: string; written: WrittenFile } | { path: string; error: unknown }> =
       [];
-    await this.folders.make([STATE_DIR, 'tmp'], async (tmpDir) => {
-      for (const { path, id } of pending) {
-        const { parts, name } = split(path);
-        try {
-          const written = await this.folders.make(parts, async (folder) => {
-            const target = at(folder, name);
-            renameSync(at(tmpDir, id), target);
-            const st = lstatSync(target);
-            return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
-          });
-          out.push({ path, written });
-        } catch (error) {
-          unlinkQuietly(at(tmpDir, id));
-          out.push({ path, error });
-        }
+    for (const { path, temp } of pending) {
+      const { parts, name } = split(path);
+      try {
+        const written = await this.folders.make(parts, async (folder) => {
+          try {
+            renameSync(at(folder, temp), at(folder, name));
+          } catch (error) {
+            unlinkQuietly(at(folder, temp));
+            throw error;
+          }
+          const st = lstatSync(at(folder, name));
+          return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+        });
+        out.push({ path, written });
+      } catch (error) {
+        out.push({ path, error });
       }
-    });
+    }
     return out;
   }
 
@@ -123,9 +130,16 @@ export class LocalWriteGroup implements TreeWriteGroup {
     const pending = this.#pending;
     this.#pending = [];
     for (const p of pending) closeSync(p.fd);
-    await this.folders.make([STATE_DIR, 'tmp'], async (tmpDir) => {
-      for (const p of pending) unlinkQuietly(at(tmpDir, p.id));
-    });
+    await this.#remove(pending);
+  }
+
+  /** Removes the temporary files of `pending` (those whose folders are still there). */
+  async #remove(pending: readonly Pending[]): Promise<void> {
+    for (const { path, temp } of pending) {
+      await this.folders
+        .find(split(path).parts, async (folder) => unlinkQuietly(at(folder, temp)))
+        .catch(() => undefined);
+    }
   }
 }
 
@@ -133,6 +147,6 @@ function unlinkQuietly(path: string): void {
   try {
     unlinkSync(path);
   } catch {
-    // already gone, or the folder is: nothing to clean
+    // already gone: nothing to clean
   }
 }

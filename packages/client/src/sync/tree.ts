@@ -11,6 +11,12 @@
 export const STATE_DIR = '.satchel-sync';
 
 /**
+ * The name prefix of a file a write group is writing beside its target, renamed into place
+ * once durable; always ignored (a crash can leave one behind: the next listing removes it).
+ */
+export const TEMP_PREFIX = '.satchel-tmp-';
+
+/**
  * Thrown by `read`, `write`, `remove` and `rename` when a folder on the way to the path (or,
  * for `read`, the file itself) is a symbolic link: the call did nothing. `link` is the tree
  * path of that link.

@@ -2,7 +2,7 @@
  * LocalTree: the SyncTree contract, the symbolic-link contract in both modes, a swap mid-write,
  * a linked root.
  */
-import { mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalTree } from '@satchel/client/sync/local-tree.js';
 import { syncOnce } from '@satchel/client/sync/sync.js';
@@ -130,11 +130,28 @@ describe('LocalTree', () => {
     for (const i of [0, 511, 512, 1023, 1024, files - 1]) {
       expect(await readFile(join(base, `d${i % 7}/f${i}.txt`), 'utf8')).toBe(`file ${i}`);
     }
-    expect(await readdir(join(base, '.satchel-sync/tmp'))).toEqual([]);
+    const names = await readdir(base, { recursive: true });
+    expect(names.filter((name) => name.includes('.satchel-tmp-'))).toEqual([]);
     // The state knows every file: a second cycle moves nothing.
     expect(await syncOnce({ satchel, workspace: 'ws', tree: new LocalTree(base) })).toMatchObject({
       downloaded: 0,
       uploaded: 0,
     });
+  });
+
+  it('never syncs a write group temporary file, and removes one a crash left an hour ago', async () => {
+    const { satchel } = await openTemp();
+    const base = await tempDir('tree-temps-');
+    await mkdir(join(base, 'd'));
+    await writeFile(join(base, 'd/real.txt'), 'synced');
+    await writeFile(join(base, 'd/.satchel-tmp-fresh'), 'being written');
+    await writeFile(join(base, 'd/.satchel-tmp-stale'), 'left by a crash');
+    const hourAgo = new Date(Date.now() - 61 * 60 * 1000);
+    await utimes(join(base, 'd/.satchel-tmp-stale'), hourAgo, hourAgo);
+    const report = await syncOnce({ satchel, workspace: 'ws', tree: new LocalTree(base) });
+    expect(report).toMatchObject({ uploaded: 1 });
+    const page = await satchel.list('ws', { recursive: true });
+    expect(page.items.filter((f) => f.type === 'file').map((f) => f.path)).toEqual(['/d/real.txt']);
+    expect((await readdir(join(base, 'd'))).sort()).toEqual(['.satchel-tmp-fresh', 'real.txt']);
   });
 });
