@@ -265,7 +265,7 @@ async function main(): Promise<void> {
               tree: new LocalTree(tree),
             });
             if (r.uploaded + r.downloaded > 0) throw new Error('a no-change rescan moved files');
-          }),
+          }, 'rescan'),
       },
     ]);
     const ratio = median(rescan) / median(rsync);

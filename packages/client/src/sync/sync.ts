@@ -170,15 +170,21 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   let acted = false;
   // Held paths of every pass: a folder that became a link during a pass is held by the next.
   const held = new Set<string>();
+  // Whether the listing of the last pass was the state itself (the saved position held).
+  let fromState = false;
+  let actedAtAll = false;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
+    // The cursor before the listing: the feed replays anything that lands during it. Asked for
+    // before the scan, so that the round trip overlaps the stat walk.
+    const head = satchel.getWorkspace(workspace);
+    head.catch(() => undefined);
     const scan = await scanTree(tree, rules, state);
-    // The cursor before the listing: the feed replays anything that lands during it.
-    cursor = (await satchel.getWorkspace(workspace)).seq;
+    cursor = (await head).seq;
     // The workspace has not moved since the state matched it: the state is its listing.
     const redacted: string[] = [];
-    const remote =
-      settledListing(state, rules, cursor) ??
-      (await listRemote(satchel, workspace, rules, redacted));
+    const saved = settledListing(state, rules, cursor);
+    fromState = saved !== null;
+    const remote = saved ?? (await listRemote(satchel, workspace, rules, redacted));
     listed = remote;
     const reset = isReset({
       stateFound: state.found,
@@ -222,6 +228,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     unchanged = planned.unchanged;
     if (planned.stopped) break;
     acted = planned.actions.length > 0;
+    actedAtAll ||= acted;
     const hashes = new Set([...remote.values()].map((r) => r.hash));
     const part = await applyCycle(
       options,
@@ -233,9 +240,12 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     if (part.retry === 0) break;
   }
   const stopped = first?.plan.stopped ?? null;
+  // A cycle that found the saved position and did nothing keeps it: the state is unchanged.
   const settled = stopped
     ? null
-    : await settle(satchel, workspace, state, rules, listed, cursor, acted);
+    : fromState && !acted && state.settled
+      ? state.settled
+      : await settle(satchel, workspace, state, rules, listed, cursor, acted);
   // A cycle that changed nothing leaves the state file alone: no write, no fsync.
   const idle =
     state.found &&
