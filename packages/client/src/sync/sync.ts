@@ -243,7 +243,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   // A cycle that found the saved position and did nothing keeps it: the state is unchanged.
   const settled = stopped
     ? null
-    : fromState && !acted && state.settled
+    : fromState && !actedAtAll && state.settled
       ? state.settled
       : await settle(satchel, workspace, state, rules, listed, cursor, acted);
   // A cycle that changed nothing leaves the state file alone: no write, no fsync.
