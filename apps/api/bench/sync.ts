@@ -12,6 +12,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { join, relative } from 'node:path';
@@ -109,6 +110,17 @@ interface Server {
   stop(): Promise<void>;
 }
 
+/** Peak resident memory of a process (Linux: VmHWM), in KiB; 0 where it cannot be read. */
+function peakKib(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+let serverPeakKib = 0;
 let servers = 0;
 /** A server on a fresh data directory, with the bench workspace. */
 async function startServer(): Promise<Server> {
@@ -128,6 +140,7 @@ async function startServer(): Promise<Server> {
   return {
     satchel,
     stop: async () => {
+      serverPeakKib = Math.max(serverPeakKib, peakKib(child.pid));
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       await exited;
@@ -326,6 +339,11 @@ async function main(): Promise<void> {
     await server.stop();
     await rm(TMP, { recursive: true, force: true });
   }
+  const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
+  // The client's peak includes the manifests the bench itself builds to check each rehydrate.
+  console.log(
+    `  peak RSS: client ${mib(process.resourceUsage().maxRSS)}, server ${mib(serverPeakKib)}`,
+  );
 }
 
 await main();

@@ -203,14 +203,24 @@ export class HttpClient {
       headers['Content-Type'] = 'application/octet-stream';
       body = spec.body instanceof UploadStream ? spec.body.stream : spec.body;
     }
-    try {
-      return await this.#fetch(target, {
+    const request = () =>
+      this.#fetch(target, {
         method: spec.method,
         headers,
         ...(body === undefined ? {} : { body }),
         // Required by fetch to send a stream as the request body.
         ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
       });
+    try {
+      try {
+        return await request();
+      } catch (error) {
+        // A kept-alive connection the server closed as the request went out (its idle timeout
+        // while this process was busy): a read is sent again, once, on a new connection.
+        if (body !== undefined || !(spec.method === 'GET' || spec.method === 'HEAD')) throw error;
+        if (!closedByServer(error)) throw error;
+        return await request();
+      }
     } catch (error) {
       if (spec.body instanceof UploadStream) {
         if (spec.body.failure !== undefined) throw spec.body.failure;
@@ -314,4 +324,10 @@ export class HttpClient {
       { status: res.status },
     );
   }
+}
+
+/** The error fetch gives when the server closed the connection the request was sent on. */
+function closedByServer(error: unknown): boolean {
+  const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
 }
