@@ -4,18 +4,7 @@
  * symbolic link, race-free where the platform allows (see there for the choice).
  */
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  createReadStream,
-  type Dirent,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readSync,
-  unlinkSync,
-} from 'node:fs';
+import { constants, type Dirent, lstatSync, readdirSync, unlinkSync } from 'node:fs';
 import {
   appendFile,
   lstat,
@@ -29,6 +18,7 @@ import {
 } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { at, type Folder, Folders, folderHandlesWork } from './folders.js';
+import { fsError, READ_FLAGS, readTreeFile } from './local-read.js';
 import { LocalWriteGroup, split, writeAll } from './local-write-group.js';
 import {
   STATE_DIR,
@@ -44,12 +34,6 @@ import {
 /** A write group's temporary file untouched for this long was left by a crash. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
-/** Files smaller than this are read in one call; larger ones stream in STREAM_CHUNK pieces. */
-const WHOLE_READ_MAX = 256 * 1024;
-const STREAM_CHUNK = 1024 * 1024;
-
-/** O_NONBLOCK: a FIFO swapped in after the scan must not hang the read. */
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const APPEND_FLAGS =
   constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
@@ -64,10 +48,6 @@ function unlinkQuietly(path: string): void {
   } catch {
     // gone already, or not ours to remove: left
   }
-}
-
-function fsError(message: string, code: string): Error {
-  return Object.assign(new Error(message), { code });
 }
 
 /** Writes `content` to a new file at `path` and flushes it to disk. */
@@ -220,53 +200,8 @@ export class LocalTree implements SyncTree {
    * per open, stat, read and close cost more than the calls (2.5× the time, 4× the CPU for
    * 10,000 files of 10 KiB). Larger files, and one that grew since its size was taken, stream.
    */
-  async *read(path: string): AsyncGenerator<Uint8Array> {
-    const { parts, name } = split(path);
-    const opened = await this.folders.find(parts, async (folder) => {
-      let fd: number;
-      try {
-        fd = openSync(at(folder, name), READ_FLAGS);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException | null)?.code === 'ELOOP') {
-          throw new SymlinkInPathError(path);
-        }
-        throw error;
-      }
-      try {
-        const st = fstatSync(fd);
-        if (!st.isFile()) throw fsError(`${path} is no longer a regular file`, 'EISDIR');
-        let head = Buffer.alloc(0);
-        if (st.size < WHOLE_READ_MAX) {
-          head = Buffer.allocUnsafe(st.size + 1);
-          head = head.subarray(0, readSync(fd, head, 0, st.size + 1, 0));
-          if (head.byteLength <= st.size) {
-            closeSync(fd);
-            return { head, fd: null };
-          }
-        }
-        return { head, fd };
-      } catch (error) {
-        closeSync(fd);
-        throw error;
-      }
-    });
-    if (opened === null) throw fsError(`${path} does not exist`, 'ENOENT');
-    const { head, fd } = opened;
-    if (fd === null) {
-      if (head.byteLength > 0) yield head;
-      return;
-    }
-    const stream = createReadStream('', {
-      fd,
-      start: head.byteLength,
-      highWaterMark: STREAM_CHUNK,
-    });
-    try {
-      if (head.byteLength > 0) yield head;
-      yield* stream;
-    } finally {
-      stream.destroy();
-    }
+  read(path: string): AsyncGenerator<Uint8Array> {
+    return readTreeFile(this.folders, path);
   }
 
   /**
