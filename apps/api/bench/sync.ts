@@ -167,9 +167,23 @@ async function profiled<T>(label: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Peak RSS of this process (the client) while each labelled phase ran, sampled every 50 ms. */
+const clientPeak = new Map<string, number>();
+
 async function seconds(fn: () => Promise<unknown>, label?: string): Promise<number> {
+  const phase = label?.replace(/-\d+$/, '');
+  const sample = () => {
+    if (phase === undefined) return;
+    clientPeak.set(phase, Math.max(clientPeak.get(phase) ?? 0, process.memoryUsage().rss));
+  };
+  const sampler = setInterval(sample, 50);
   const t0 = performance.now();
-  await (label ? profiled(label, fn) : fn());
+  try {
+    await (label ? profiled(label, fn) : fn());
+  } finally {
+    clearInterval(sampler);
+    sample();
+  }
   return (performance.now() - t0) / 1000;
 }
 
@@ -339,11 +353,9 @@ async function main(): Promise<void> {
     await server.stop();
     await rm(TMP, { recursive: true, force: true });
   }
-  const mib = (kib: number) => `${(kib / 1024).toFixed(0)} MiB`;
-  // The client's peak includes the manifests the bench itself builds to check each rehydrate.
-  console.log(
-    `  peak RSS: client ${mib(process.resourceUsage().maxRSS)}, server ${mib(serverPeakKib)}`,
-  );
+  const mib = (bytes: number) => `${(bytes / MIB).toFixed(0)} MiB`;
+  const phases = [...clientPeak].map(([phase, rss]) => `${phase} ${mib(rss)}`).join(', ');
+  console.log(`  peak RSS: client ${phases}; servers ${mib(serverPeakKib * 1024)}`);
 }
 
 await main();

@@ -1,6 +1,6 @@
 /**
- * Grouped durable writes for LocalTree: a group's files go to temporary files in the state
- * folder and are flushed together before each is renamed into place (local-tree.ts).
+ * Grouped durable writes for LocalTree: a group's files go to temporary files beside their
+ * targets and are flushed together before each is renamed into place (local-tree.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { closeSync, fsync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
@@ -55,6 +55,12 @@ interface Pending {
   readonly fd: number;
 }
 
+/** A file of the group whose folders could not be made: its outcome at the commit. */
+interface Refused {
+  readonly path: string;
+  readonly error: unknown;
+}
+
 /**
  * Writes a group's files to temporary files beside their targets, then flushes them all at once
  * (the fsyncs run side by side on the thread pool, which the file system's journal commits
@@ -66,34 +72,47 @@ interface Pending {
  */
 export class LocalWriteGroup implements TreeWriteGroup {
   #pending: Pending[] = [];
+  #refused: Refused[] = [];
   bytes = 0;
 
   constructor(private readonly folders: Folders) {}
 
   get size(): number {
-    return this.#pending.length;
+    return this.#pending.length + this.#refused.length;
   }
 
   async add(path: string, content: AsyncIterable<Uint8Array>): Promise<void> {
-    // The target's folders are made now, before the content is consumed, as `write` does.
+    // The target's folders are made now, before the content is consumed, as `write` does. When
+    // they cannot be (a file or a link on the way), that is this file's outcome at the commit,
+    // not the group's; its content is left unread (the caller drains it).
     const { parts } = split(path);
-    await this.folders.make(parts, async (folder) => {
-      const temp = `${TEMP_PREFIX}${randomUUID()}`;
-      const fd = openSync(at(folder, temp), 'wx', 0o644);
-      try {
-        this.bytes += await writeAllSync(fd, content);
-      } catch (error) {
-        closeSync(fd);
-        unlinkQuietly(at(folder, temp));
-        throw error;
-      }
-      this.#pending.push({ path, temp, fd });
-    });
+    let reached = false;
+    try {
+      await this.folders.make(parts, async (folder) => {
+        reached = true;
+        const temp = `${TEMP_PREFIX}${randomUUID()}`;
+        const fd = openSync(at(folder, temp), 'wx', 0o644);
+        try {
+          this.bytes += await writeAllSync(fd, content);
+        } catch (error) {
+          closeSync(fd);
+          unlinkQuietly(at(folder, temp));
+          throw error;
+        }
+        this.#pending.push({ path, temp, fd });
+      });
+    } catch (error) {
+      if (reached) throw error;
+      this.#refused.push({ path, error });
+    }
   }
 
   async commit() {
     const pending = this.#pending;
+    const out: Array<{ path: string; written: WrittenFile } | { path: string; error: unknown }> =
+      this.#refused;
     this.#pending = [];
+    this.#refused = [];
     this.bytes = 0;
     try {
       await Promise.all(pending.map((p) => fsyncAsync(p.fd)));
@@ -103,8 +122,6 @@ export class LocalWriteGroup implements TreeWriteGroup {
     } finally {
       for (const p of pending) closeSync(p.fd);
     }
-    const out: Array<{ path: string; written: WrittenFile } | { path: string; error: unknown }> =
-      [];
     for (const { path, temp } of pending) {
       const { parts, name } = split(path);
       try {
@@ -129,6 +146,7 @@ export class LocalWriteGroup implements TreeWriteGroup {
   async discard(): Promise<void> {
     const pending = this.#pending;
     this.#pending = [];
+    this.#refused = [];
     for (const p of pending) closeSync(p.fd);
     await this.#remove(pending);
   }

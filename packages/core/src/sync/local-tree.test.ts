@@ -154,4 +154,23 @@ describe('LocalTree', () => {
     expect(page.items.filter((f) => f.type === 'file').map((f) => f.path)).toEqual(['/d/real.txt']);
     expect((await readdir(join(base, 'd'))).sort()).toEqual(['.satchel-tmp-fresh', 'real.txt']);
   });
+
+  it('answers a group file whose folder is a file with its own error, and writes the others', async () => {
+    const base = await tempDir('tree-group-refused-');
+    await writeFile(join(base, 'a'), 'a file where a folder would go');
+    const group = new LocalTree(base).writeGroup();
+    const once = async function* (text: string) {
+      yield Buffer.from(text);
+    };
+    await group.add('a/b.txt', once('never written'));
+    await group.add('c/d.txt', once('written'));
+    const outcomes = await group.commit();
+    expect(outcomes).toHaveLength(2);
+    const refused = outcomes.find((o) => o.path === 'a/b.txt');
+    expect(refused && 'error' in refused && (refused.error as { code?: string }).code).toBe(
+      'ENOTDIR',
+    );
+    expect(await readFile(join(base, 'c/d.txt'), 'utf8')).toBe('written');
+    expect(await readFile(join(base, 'a'), 'utf8')).toBe('a file where a folder would go');
+  });
 });
