@@ -21,6 +21,8 @@ export type Download = Extract<SyncAction, { kind: 'download' }>;
 const UPLOAD_FILES = 2000;
 const UPLOAD_BYTES = 64 * 1024 * 1024;
 const UPLOAD_REQUESTS = 2;
+/** "What do you have" requests (of up to HAVE_MAX_HASHES hashes) in flight. */
+const NEGOTIATE_REQUESTS = 4;
 /** Files up to this size are read whole, up to READ_AHEAD of them ahead of the one sent. */
 const READ_WHOLE_MAX = 256 * 1024;
 const READ_AHEAD = 16;
@@ -76,14 +78,13 @@ async function negotiate(host: BatchHost, uploads: readonly Upload[]): Promise<S
   const { satchel, workspace, remoteHashes } = host.ctx;
   const known = new Set<string>();
   const ask = [...new Set(uploads.map((u) => u.local.hash))].filter((h) => !remoteHashes.has(h));
-  for (let i = 0; i < ask.length; i += HAVE_MAX_HASHES) {
-    const answer = await satchel.haveContent(
-      workspace,
-      ask.slice(i, i + HAVE_MAX_HASHES),
-      session(host.ctx),
-    );
+  const pages: string[][] = [];
+  for (let i = 0; i < ask.length; i += HAVE_MAX_HASHES)
+    pages.push(ask.slice(i, i + HAVE_MAX_HASHES));
+  await eachLimit(pages, NEGOTIATE_REQUESTS, async (page) => {
+    const answer = await satchel.haveContent(workspace, page, session(host.ctx));
     for (const hash of answer.have) known.add(hash);
-  }
+  });
   for (const hash of remoteHashes) known.add(hash);
   return known;
 }

@@ -42,6 +42,23 @@ async function put(dir: string, path: string, content: string): Promise<void> {
 }
 
 describe('saved positions', () => {
+  it('saves the position after a push whose feed check reads several pages side by side', async () => {
+    const { satchel: engine } = await openTemp();
+    const { satchel, listings } = counting(engine);
+    const dir = await tempDir('settled-pages-');
+    const files = 2100; // three feed pages (1000, 1000, 100), asked for at once
+    for (let i = 0; i < files; i++) await put(dir, `d${i % 13}/f${i}.txt`, `file ${i}\n`);
+    const sync = () => syncOnce({ satchel, workspace: 'ws', tree: new LocalTree(dir) });
+    expect(await sync()).toMatchObject({ uploaded: files });
+    const afterPush = listings();
+    expect(await sync()).toMatchObject({ uploaded: 0, downloaded: 0, unchanged: files });
+    expect(listings()).toBe(afterPush);
+    // A change of another writer after the push is still seen.
+    await engine.writeFile('ws', '/d3/f3.txt', 'changed elsewhere\n');
+    expect(await sync()).toMatchObject({ downloaded: 1 });
+    expect(await readFile(join(dir, 'd3/f3.txt'), 'utf8')).toBe('changed elsewhere\n');
+  });
+
   it('skips the listing while the workspace has not moved, and sees the next change', async () => {
     const { satchel: engine } = await openTemp();
     const { satchel, listings } = counting(engine);
