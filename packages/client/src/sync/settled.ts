@@ -15,8 +15,6 @@ import type { RemoteFile } from './plan.js';
 import type { SettledPosition, SyncState } from './state.js';
 
 const FEED_PAGE = 1000;
-/** Pages of the change feed asked for at once. */
-const FEED_AHEAD = 4;
 /** Beyond this many changes since the listing, checking costs more than the next listing. */
 const MAX_FEED_EVENTS = 50_000;
 
@@ -66,35 +64,20 @@ export async function settle(
     head = (await satchel.getWorkspace(workspace)).seq;
     if (head - cursor > MAX_FEED_EVENTS) return null;
     for (let after = cursor; after < head; ) {
-      // Pages ahead are asked for side by side, as if each spanned FEED_PAGE seqs (a change per
-      // seq), and read in order: one that ends short of the next one's start leaves a gap, and
-      // the loop asks again from where it ended; events a page repeats are skipped.
-      const starts: number[] = [];
-      for (let at = after; at < head && starts.length < FEED_AHEAD; at += FEED_PAGE)
-        starts.push(at);
-      const pages = await Promise.all(
-        starts.map((start) => satchel.listChanges(workspace, { after: start, limit: FEED_PAGE })),
-      );
-      let reached = after;
-      for (const [k, page] of pages.entries()) {
-        if ((starts[k] ?? reached) > reached) break;
-        for (const event of page.events) {
-          if (event.seq <= reached) continue;
-          if (event.kind !== 'file' || event.seq > head || ignored(rules, event.path)) continue;
-          const recorded = state.get(event.path);
-          if (event.deleted) {
-            if (recorded !== undefined) return null;
-            expected.delete(event.path);
-          } else {
-            if (recorded?.seq !== event.version) return null;
-            expected.set(event.path, event.version);
-          }
+      const page = await satchel.listChanges(workspace, { after, limit: FEED_PAGE });
+      for (const event of page.events) {
+        if (event.kind !== 'file' || event.seq > head || ignored(rules, event.path)) continue;
+        const recorded = state.get(event.path);
+        if (event.deleted) {
+          if (recorded !== undefined) return null;
+          expected.delete(event.path);
+        } else {
+          if (recorded?.seq !== event.version) return null;
+          expected.set(event.path, event.version);
         }
-        if (page.cursor <= reached) break;
-        reached = page.cursor;
       }
-      if (reached <= after) break;
-      after = reached;
+      if (page.cursor <= after) break;
+      after = page.cursor;
     }
   }
   const files = state.files();
