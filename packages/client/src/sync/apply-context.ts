@@ -22,6 +22,17 @@ export interface SyncProgress {
   readonly resumed: number;
 }
 
+/**
+ * The workspace seqs a sync cycle's own writes took, path by path (settled.ts): when they are
+ * every seq since the listing, no other writer came in between and the position can be saved
+ * without reading the change feed. `unaccounted` once the cycle changed the workspace without
+ * learning the seq (a deletion).
+ */
+export interface OwnWrites {
+  readonly seqs: Map<number, string>;
+  unaccounted: boolean;
+}
+
 export interface ApplyContext {
   readonly satchel: Satchel;
   readonly workspace: string;
@@ -46,6 +57,8 @@ export interface ApplyContext {
    * call per other file, as a server without the batch routes gets anyway.
    */
   readonly batchTransfer?: boolean;
+  /** Where the cycle's own writes are recorded (sync.ts hands it to `settle`). */
+  readonly own?: OwnWrites;
 }
 
 export interface ApplyResult {

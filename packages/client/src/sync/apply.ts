@@ -206,6 +206,7 @@ export class Applier implements BatchHost {
             ...this.session(),
           });
           this.result.deletedRemote++;
+          if (this.ctx.own) this.ctx.own.unaccounted = true;
         } catch (error) {
           if (!isSatchelError(error, 'NOT_FOUND')) throw error;
         }
@@ -220,11 +221,15 @@ export class Applier implements BatchHost {
     return this.ctx.session === undefined ? {} : { session: this.ctx.session };
   }
 
-  /** The state after an upload; an mtime of -1 makes the next scan hash the file again. */
+  /**
+   * The state after an upload (its seq recorded as the cycle's own); an mtime of -1 makes the
+   * next scan hash the file again.
+   */
   private stateOf(
     info: { seq: number; size: number; hash: string | null },
     local: LocalFile,
   ): FileState {
+    this.ctx.own?.seqs.set(info.seq, local.path);
     const hash = info.hash ?? '';
     return written(
       { seq: info.seq, hash, size: info.size },

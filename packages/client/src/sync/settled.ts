@@ -10,6 +10,7 @@
  * cycle lists the workspace as before.
  */
 import type { Satchel } from '../operations/satchel.js';
+import type { OwnWrites } from './apply-context.js';
 import type { IgnoreRules } from './ignore.js';
 import type { RemoteFile } from './plan.js';
 import type { SettledPosition, SyncState } from './state.js';
@@ -52,6 +53,7 @@ export async function settle(
   listed: ReadonlyMap<string, RemoteFile>,
   cursor: number,
   acted: boolean,
+  own?: OwnWrites,
 ): Promise<SettledPosition | null> {
   const expected = new Map<string, number>();
   for (const [path, file] of listed) {
@@ -62,8 +64,12 @@ export async function settle(
   let head = cursor;
   if (acted) {
     head = (await satchel.getWorkspace(workspace)).seq;
-    if (head - cursor > MAX_FEED_EVENTS) return null;
-    for (let after = cursor; after < head; ) {
+    const mine = ownSince(own, cursor, head);
+    if (mine) {
+      // Every seq since the listing is one of the cycle's own writes: no feed to read.
+      for (const [seq, path] of mine) if (!ignored(rules, path)) expected.set(path, seq);
+    } else if (head - cursor > MAX_FEED_EVENTS) return null;
+    for (let after = cursor; !mine && after < head; ) {
       const page = await satchel.listChanges(workspace, { after, limit: FEED_PAGE });
       for (const event of page.events) {
         if (event.kind !== 'file' || event.seq > head || ignored(rules, event.path)) continue;
@@ -86,4 +92,19 @@ export async function settle(
     if (expected.get(path) !== file.seq) return null;
   }
   return { seq: head, rules: rules.key };
+}
+
+/**
+ * The cycle's own writes after `cursor` in seq order, when they are every seq up to `head`
+ * (each seq is one change, so no other writer's change can hide among them); else null.
+ */
+function ownSince(
+  own: OwnWrites | undefined,
+  cursor: number,
+  head: number,
+): Array<[number, string]> | null {
+  if (own === undefined || own.unaccounted) return null;
+  const mine = [...own.seqs].filter(([seq]) => seq > cursor && seq <= head);
+  if (mine.length !== head - cursor) return null;
+  return mine.sort(([a], [b]) => a - b);
 }

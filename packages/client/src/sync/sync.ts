@@ -8,6 +8,7 @@ import {
   type SyncStatus,
 } from '../schemas/sync.js';
 import { Applier, type ApplyResult, emptyApplyResult, type SyncProgress } from './apply.js';
+import type { OwnWrites } from './apply-context.js';
 import { IGNORE_FILE, type IgnoreRules } from './ignore.js';
 import { acceptedIgnoreRules, ignoreNotices } from './ignore-consent.js';
 import {
@@ -104,6 +105,7 @@ async function applyCycle(
   state: SyncState,
   cycle: Cycle,
   remoteHashes: ReadonlySet<string>,
+  own?: OwnWrites,
 ): Promise<ApplyResult> {
   const applier = new Applier({
     satchel: options.satchel,
@@ -119,6 +121,7 @@ async function applyCycle(
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
     ...(options.resumableAbove === undefined ? {} : { resumableAbove: options.resumableAbove }),
     ...(options.batchTransfer === undefined ? {} : { batchTransfer: options.batchTransfer }),
+    ...(own === undefined ? {} : { own }),
   });
   await applier.apply(cycle.plan.actions);
   return applier.result;
@@ -172,6 +175,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const held = new Set<string>();
   // Whether the listing of the last pass was the state itself (the saved position held).
   let fromState = false;
+  const own: OwnWrites = { seqs: new Map(), unaccounted: false };
   let actedAtAll = false;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     // The cursor before the listing: the feed replays anything that lands during it. Asked for
@@ -235,6 +239,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
       state,
       { local: scan.local, remote, plan: planned },
       hashes,
+      own,
     );
     merge(total, part);
     if (part.retry === 0) break;
@@ -245,7 +250,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     ? null
     : fromState && !actedAtAll && state.settled
       ? state.settled
-      : await settle(satchel, workspace, state, rules, listed, cursor, acted);
+      : await settle(satchel, workspace, state, rules, listed, cursor, acted, own);
   // A cycle that changed nothing leaves the state file alone: no write, no fsync.
   const idle =
     state.found &&

@@ -41,7 +41,55 @@ async function put(dir: string, path: string, content: string): Promise<void> {
   await writeFile(join(dir, path), content);
 }
 
+/** The engine, counting calls by name; `before` runs ahead of each call. */
+function calls(satchel: Satchel, before?: (name: string) => Promise<void>) {
+  const count = new Map<string, number>();
+  const proxy = new Proxy(satchel, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function' || typeof key !== 'string') return value;
+      return async (...args: unknown[]) => {
+        count.set(key, (count.get(key) ?? 0) + 1);
+        await before?.(key);
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { satchel: proxy, count: (name: string) => count.get(name) ?? 0 };
+}
+
 describe('saved positions', () => {
+  it('are saved after a push from its own writes alone, and from the feed when another writer came in', async () => {
+    const { satchel: engine } = await openTemp();
+    const dir = await tempDir('settled-own-');
+    for (let i = 0; i < 30; i++) await put(dir, `d${i % 3}/f${i}.txt`, `file ${i}\n`);
+    const alone = calls(engine);
+    const sync = (satchel: Satchel) =>
+      syncOnce({ satchel, workspace: 'ws', tree: new LocalTree(dir) });
+    expect(await sync(alone.satchel)).toMatchObject({ uploaded: 30 });
+    expect(alone.count('listChanges')).toBe(0);
+    const listed = alone.count('list');
+    expect(await sync(alone.satchel)).toMatchObject({ uploaded: 0, downloaded: 0, unchanged: 30 });
+    expect(alone.count('list')).toBe(listed);
+
+    // Another writer's change lands while the next push uploads: the feed shows it, the
+    // position is not saved, and the next cycle lists the workspace and brings it over.
+    for (let i = 30; i < 40; i++) await put(dir, `d${i % 3}/f${i}.txt`, `file ${i}\n`);
+    let raced = false;
+    const racing = calls(engine, async (name) => {
+      if ((name === 'uploadFiles' || name === 'writeFiles') && !raced) {
+        raced = true;
+        await engine.writeFile('ws', '/elsewhere.txt', 'written meanwhile\n');
+      }
+    });
+    expect(await sync(racing.satchel)).toMatchObject({ uploaded: 10 });
+    expect(racing.count('listChanges')).toBeGreaterThan(0);
+    expect(racing.count('list')).toBe(0);
+    expect(await sync(racing.satchel)).toMatchObject({ downloaded: 1 });
+    expect(racing.count('list')).toBe(1);
+    expect(await readFile(join(dir, 'elsewhere.txt'), 'utf8')).toBe('written meanwhile\n');
+  });
+
   it('saves the position after a push whose feed check reads several pages side by side', async () => {
     const { satchel: engine } = await openTemp();
     const { satchel, listings } = counting(engine);
