@@ -12,6 +12,7 @@ import { s3Bench } from './s3.js';
 import { searchBench } from './search.js';
 import { streamedWrite } from './stream.js';
 import { syncBench } from './sync.js';
+import { sandboxSyncBench } from './sync-sandbox.js';
 import { timeTravelBench } from './time-travel.js';
 import { undoBench } from './undo.js';
 import { type BenchConfig, type Benchmark, type Check, envInt, TMP_ROOT } from './util.js';
@@ -29,6 +30,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'audited-reads': auditedReads,
   search: searchBench,
   sync: syncBench,
+  'sync-sandbox': sandboxSyncBench,
   s3: s3Bench,
   wake: wakeLatency,
   undo: undoBench,

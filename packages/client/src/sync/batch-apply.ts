@@ -5,7 +5,7 @@
  * tree in flushed groups. A server without these routes gets the calls it has (one by one).
  */
 import { eachLimit } from '../each-limit.js';
-import { SatchelError } from '../errors.js';
+import { isSatchelError, SatchelError } from '../errors.js';
 import type { Satchel, UploadEntry } from '../operations/satchel.js';
 import { isMissingRoute } from '../remote/batch-calls.js';
 import { HAVE_MAX_HASHES } from '../schemas/index.js';
@@ -28,6 +28,8 @@ const READ_WHOLE_MAX = 256 * 1024;
 const READ_AHEAD = 16;
 /** Files per download request, and per flushed group of the tree. */
 const DOWNLOAD_FILES = 1000;
+/** Files checked unchanged at once before their download. */
+const CHECKS_IN_FLIGHT = 16;
 const GROUP_FILES = 512;
 const GROUP_BYTES = 32 * 1024 * 1024;
 
@@ -245,6 +247,10 @@ async function flush(
       await host.ctx.state.set(action.path, host.downloaded(action.remote, outcome.written));
     } else if (outcome.error instanceof SymlinkInPathError) {
       host.refused(action.path, outcome.error);
+    } else if (isSatchelError(outcome.error, 'TOO_LARGE')) {
+      // The tree cannot hold a file this large (a sandbox's cap): reported, as one by one.
+      const detail = outcome.error.message;
+      host.result.skipped.push({ path: action.path, reason: 'too_large', detail });
     } else {
       const code = (outcome.error as NodeJS.ErrnoException | null)?.code;
       if (code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST')
@@ -257,14 +263,16 @@ async function flush(
 
 async function downloadChunk(host: BatchHost, chunk: readonly Download[]): Promise<void> {
   const { ctx, result } = host;
-  const wanted: Download[] = [];
-  for (const action of chunk) {
-    const name = action.expect?.name ?? action.path.slice(1);
-    if (await host.unchanged(name, action.expect)) wanted.push(action);
-    else {
-      result.retry++;
-      host.tick(1);
-    }
+  // Checked side by side: on a sandbox each check is a round trip or two to the VM.
+  const still: boolean[] = [];
+  await eachLimit([...chunk.keys()], CHECKS_IN_FLIGHT, async (i) => {
+    const action = chunk[i] as Download;
+    still[i] = await host.unchanged(action.expect?.name ?? action.path.slice(1), action.expect);
+  });
+  const wanted = chunk.filter((_, i) => still[i]);
+  if (wanted.length < chunk.length) {
+    result.retry += chunk.length - wanted.length;
+    host.tick(chunk.length - wanted.length);
   }
   if (wanted.length === 0) return;
   const items = await ctx.satchel.downloadFiles(

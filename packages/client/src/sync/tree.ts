@@ -101,8 +101,8 @@ export interface SyncTree {
    * SymlinkInPathError for one on the way.
    */
   write(path: string, content: AsyncIterable<Uint8Array>, mtimeMs?: number): Promise<WrittenFile>;
-  /** Many files written as one group (TreeWriteGroup); absent: the caller writes one by one. */
-  writeGroup?(): TreeWriteGroup;
+  /** Many files written as one group (TreeWriteGroup); absent or undefined: one by one. */
+  writeGroup?(): TreeWriteGroup | undefined;
   /**
    * Removes a file (no error when it is gone), then parent folders it left empty.
    * SymlinkInPathError for a link on the way.

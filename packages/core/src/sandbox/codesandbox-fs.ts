@@ -50,6 +50,11 @@ export interface CsbFileSystem {
     path: string,
     options?: { readonly recursive?: boolean; readonly excludes?: readonly string[] },
   ): Promise<CsbWatcher>;
+  /**
+   * Zips `files` (paths relative to the client's workspacePath), writes the zip to the VM's
+   * /tmp and runs `unzip -o` on it in a shell (SDK 2.x): see codesandbox-write-group.ts.
+   */
+  batchWrite?(files: Array<{ path: string; content: Uint8Array }>): Promise<void>;
 }
 
 /**

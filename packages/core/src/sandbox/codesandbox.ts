@@ -181,6 +181,7 @@ export class CodeSandboxProvider implements SandboxProvider {
     const { maxFileBytes, callTimeoutMs } = this.options;
     const tree = new CodeSandboxTree(client.fs, root, sandbox.id, {
       connection: client,
+      workspacePath: client.workspacePath,
       ...(maxFileBytes === undefined ? {} : { maxFileBytes }),
       ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
     });

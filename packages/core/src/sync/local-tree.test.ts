@@ -1,6 +1,6 @@
 /**
- * LocalTree: the SyncTree contract, the symbolic-link contract in both modes, a swap mid-write,
- * a linked root.
+ * LocalTree: the SyncTree and write-group contracts, the symbolic-link contract in both modes,
+ * a swap mid-write, a linked root.
  */
 import { mkdir, readdir, readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,7 +9,8 @@ import { syncOnce } from '@satchel/client/sync/sync.js';
 import type { TreeEntry } from '@satchel/client/sync/tree.js';
 import { describe, expect, it } from 'vitest';
 import { catFile, openTemp, tempDir } from '../test-support/temp.js';
-import { runSyncTreeContract } from './tree.contract.js';
+import { runSyncTreeContract, type SyncTreeFixture } from './tree.contract.js';
+import { runTreeWriteGroupContract } from './tree-groups.contract.js';
 import { runTreeSymlinkContract } from './tree-symlinks.contract.js';
 
 /** A local tree whose folder `a` is swapped for a link to `../outside` right after one scan. */
@@ -27,7 +28,7 @@ class SwappedAfterScan extends LocalTree {
   }
 }
 
-runSyncTreeContract('LocalTree', async () => {
+async function localFixture(): Promise<SyncTreeFixture> {
   const root = await tempDir('satchel-tree-');
   return {
     tree: new LocalTree(root),
@@ -40,7 +41,10 @@ runSyncTreeContract('LocalTree', async () => {
     // tempDir removes the directory after each test.
     cleanup: async () => undefined,
   };
-});
+}
+
+runSyncTreeContract('LocalTree', localFixture);
+runTreeWriteGroupContract('LocalTree', localFixture);
 
 runTreeSymlinkContract('LocalTree', (base) => new LocalTree(join(base, 'tree')));
 runTreeSymlinkContract(
@@ -153,24 +157,5 @@ describe('LocalTree', () => {
     const page = await satchel.list('ws', { recursive: true });
     expect(page.items.filter((f) => f.type === 'file').map((f) => f.path)).toEqual(['/d/real.txt']);
     expect((await readdir(join(base, 'd'))).sort()).toEqual(['.satchel-tmp-fresh', 'real.txt']);
-  });
-
-  it('answers a group file whose folder is a file with its own error, and writes the others', async () => {
-    const base = await tempDir('tree-group-refused-');
-    await writeFile(join(base, 'a'), 'a file where a folder would go');
-    const group = new LocalTree(base).writeGroup();
-    const once = async function* (text: string) {
-      yield Buffer.from(text);
-    };
-    await group.add('a/b.txt', once('never written'));
-    await group.add('c/d.txt', once('written'));
-    const outcomes = await group.commit();
-    expect(outcomes).toHaveLength(2);
-    const refused = outcomes.find((o) => o.path === 'a/b.txt');
-    expect(refused && 'error' in refused && (refused.error as { code?: string }).code).toBe(
-      'ENOTDIR',
-    );
-    expect(await readFile(join(base, 'c/d.txt'), 'utf8')).toBe('written');
-    expect(await readFile(join(base, 'a'), 'utf8')).toBe('a file where a folder would go');
   });
 });

@@ -123,8 +123,10 @@ export async function vmFs(
 
 /**
  * Runs `command` with `bash -c` in `root` (the VM's `/`), stdout and stderr merged and LF
- * written as CRLF, as a PTY does; stdin open and never written. The SDK prefixes `cd <cwd> && `
- * with a VM path, mapped here to where it lies.
+ * written as CRLF, as a PTY does; stdin open and never written. The VM paths the SDK writes
+ * into commands itself are mapped to where they lie: the `cd <cwd> && ` it prefixes, and the
+ * zip of `fs.batchWrite` (`cd <workspace> && unzip -o /tmp/batch_write_<ms>.zip`), which runs
+ * the real `unzip` here.
  */
 export function spawnPtyShell(
   root: string,
@@ -133,10 +135,9 @@ export function spawnPtyShell(
   ansi: boolean,
   onOut: (out: string) => void,
 ): ChildProcess {
-  const line = command.replace(
-    /^cd (\/\S*) && /,
-    (_, dir: string) => `cd '${join(root, dir)}' && `,
-  );
+  const line = command
+    .replace(/^cd (\/\S*) && /, (_, dir: string) => `cd '${join(root, dir)}' && `)
+    .replace(/ unzip -o (\/\S+)$/, (_, zip: string) => ` unzip -o '${join(root, zip)}'`);
   // The SDK sources $HOME/.private/.env; HOME is the VM's root here.
   const child = spawn('bash', ['-c', line], {
     cwd: join(root, cwd),

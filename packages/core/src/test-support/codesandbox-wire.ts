@@ -66,6 +66,8 @@ interface Vm {
 /** The stand-in: `baseUrl` for `new CodeSandbox(key, { baseUrl })`. */
 export class CodeSandboxWire {
   readonly calls: string[] = [];
+  /** Pitcher calls answered, by method (`fs/writeFile`, `shell/create`…). */
+  readonly methods = new Map<string, number>();
   /** The most pitcher calls that were in flight at once (reset it to measure a stretch). */
   maxInFlight = 0;
   private inFlight = 0;
@@ -127,6 +129,7 @@ export class CodeSandboxWire {
   /** A template sandbox with these files in its working tree. */
   async template(id: string, files: Readonly<Record<string, string>>): Promise<void> {
     await nodeFs.mkdir(this.treePath(id), { recursive: true });
+    await nodeFs.mkdir(join(this.vmRoot(id), 'tmp'), { recursive: true });
     for (const [path, text] of Object.entries(files)) {
       await nodeFs.mkdir(join(this.treePath(id, path), '..'), { recursive: true });
       await nodeFs.writeFile(this.treePath(id, path), text);
@@ -288,6 +291,7 @@ export class CodeSandboxWire {
     message: { id: number; method: string; params: Params },
   ): Promise<void> {
     vm.lastActivity = Date.now();
+    this.methods.set(message.method, (this.methods.get(message.method) ?? 0) + 1);
     const path = typeof message.params?.path === 'string' ? message.params.path : undefined;
     const fault = this.takeFault(message.method, path);
     this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
