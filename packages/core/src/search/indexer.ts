@@ -210,7 +210,10 @@ export class SearchIndex {
     return run;
   }
 
-  /** One step: a rebuild page or a page of the feed. False when there was nothing to do. */
+  /**
+   * One step: a rebuild page or a page of the feed. False when the index has reached `ws.seq`
+   * (the head when the step began).
+   */
   async #step(ws: WorkspaceRecord): Promise<boolean> {
     const state = await this.#store.search.state(ws.id);
     if (state === undefined) {
@@ -282,7 +285,10 @@ export class SearchIndex {
       }
       await tx.search.putState({ ...state, indexedSeq });
     });
-    return true;
+    // Caught up with the head this step started from: commits since then are the next step's,
+    // which they schedule themselves (INDEX_DELAY_MS on), so a writer's burst shares a step
+    // instead of each write getting its own from a loop that never lets go.
+    return indexedSeq < ws.seq;
   }
 
   /**
