@@ -192,7 +192,15 @@ async function startServers(): Promise<{
 }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('servers.ts', import.meta.url))],
+    [
+      // BENCH_CPU_PROF=dir: a CPU profile of the servers' process, written there when it exits.
+      ...(process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
+      '--import',
+      'tsx',
+      fileURLToPath(new URL('servers.ts', import.meta.url)),
+    ],
     { cwd: API_DIR, stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, BENCH_TMP: TMP } },
   );
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[
@@ -281,8 +289,12 @@ async function main(): Promise<void> {
       `\n${checks.length - misses} PASS, ${misses} MISS (a MISS is a measurement, not a failure)`,
     );
   } finally {
-    child.kill();
-    await once(child, 'exit');
+    // Closing stdin ends the servers cleanly (a CPU profile is written on exit); kill if stuck.
+    const exited = once(child, 'exit');
+    child.stdin?.end();
+    const stuck = setTimeout(() => child.kill(), 10_000);
+    await exited;
+    clearTimeout(stuck);
     await rm(join(API_DIR, '.bench-tmp'), { recursive: true, force: true });
   }
 }

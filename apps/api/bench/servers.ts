@@ -110,6 +110,8 @@ async function main(tmp: string): Promise<void> {
   for await (const _ of createInterface({ input: process.stdin })) {
     console.log(JSON.stringify(process.cpuUsage()));
   }
+  // The parent closed stdin: done.
+  process.exit(0);
 }
 
 const tmp = process.env.BENCH_TMP;

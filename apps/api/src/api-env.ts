@@ -2,6 +2,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Actor, Satchel } from '@satchel/core';
 import type { RateLimitInfo } from 'hono-rate-limiter';
+import type { RequestBody } from './http/request-body.js';
 
 /** Variables set by middleware before any route runs (see app.ts and auth.ts). */
 export interface ApiVariables {
@@ -24,6 +25,8 @@ export interface ApiVariables {
    * (http/observe.ts) then counts it as sent when the response finishes, without wrapping it.
    */
   bodyBytes: number;
+  /** The request body, read once through it (http/request-body.ts); set for every request. */
+  body: RequestBody;
 }
 
 export interface ApiEnv {

@@ -6,7 +6,8 @@ import type { Logger } from 'pino';
 import type { ApiEnv } from './api-env.js';
 import { bearerAuth } from './auth.js';
 import { observe } from './http/observe.js';
-import { bodyIdleTimeout, concurrentUploads } from './http/upload-guards.js';
+import { requestBodies } from './http/request-body.js';
+import { concurrentUploads } from './http/upload-guards.js';
 import { defaultLogger, faultLogger } from './logging.js';
 import { type ApiMetrics, createMetrics } from './metrics.js';
 import { type FaultLogger, HttpError, isFault, problemHeaders, toProblem } from './problem.js';
@@ -218,9 +219,9 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   };
   const app = new Hono<ApiEnv>();
   app.use('*', requestId());
+  app.use('*', requestBodies(options.bodyIdleTimeoutSeconds ?? 60));
   app.use('*', observe({ metrics, logger }));
   app.use('*', refuseDotSegments());
-  app.use('*', bodyIdleTimeout(options.bodyIdleTimeoutSeconds ?? 60));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
     const { ready, database, content } = await engine.readiness();
@@ -264,7 +265,7 @@ export function createApp(engine: SatchelEngine, options: ApiOptions = {}): Hono
   const mcp = options.mcp;
   if (mcp !== undefined) {
     app.use('/mcp', ...guard);
-    app.all('/mcp', (c) => mcp(c.req.raw, c.get('satchel'), c.get('reauthenticate')));
+    app.all('/mcp', (c) => mcp(c.get('body').request(), c.get('satchel'), c.get('reauthenticate')));
   }
 
   const allowed = allowedMethods(app);

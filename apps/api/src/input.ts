@@ -49,22 +49,13 @@ export function checkDeclaredLength(c: Ctx, maxBytes: number): void {
 /** The body as text, refused (TOO_LARGE) past `maxBytes` whether declared or streamed. */
 export async function readBounded(c: Ctx, maxBytes: number): Promise<string> {
   checkDeclaredLength(c, maxBytes);
-  const body = c.req.raw.body;
-  if (body === null) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      // Chunked bodies declare no length: count, and stop reading as soon as it is too much.
-      if (size > maxBytes) throw tooLarge(maxBytes);
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
+  for await (const piece of c.get('body').stream()) {
+    size += piece.byteLength;
+    // Chunked bodies declare no length: count, and stop reading as soon as it is too much.
+    if (size > maxBytes) throw tooLarge(maxBytes);
+    chunks.push(piece);
   }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));

@@ -76,8 +76,15 @@ async function load(
  */
 async function countingProxy(
   target: URL,
-): Promise<{ port: number; count: () => number; close: () => void }> {
+): Promise<{
+  port: number;
+  count: () => number;
+  detail: () => Array<[string, number]>;
+  close: () => void;
+}> {
   let trips = 0;
+  // BENCH_TRIPS_DETAIL=1: statements sent, by text (printed with the round trips).
+  const detail = process.env.BENCH_TRIPS_DETAIL === '1' ? new Map<string, number>() : null;
   const sockets = new Set<Socket>();
   const server = createServer((inbound) => {
     const outbound = connect(Number(target.port || 5432), target.hostname);
@@ -101,6 +108,13 @@ async function countingProxy(
         const length = pending.readInt32BE(1);
         if (pending.length < 1 + length) break;
         if (type === 'S' || type === 'Q') trips += 1;
+        if (detail !== null && (type === 'P' || type === 'Q')) {
+          // Parse: statement name, then the query text; Query: the text.
+          const body = pending.subarray(5, 1 + length);
+          const start = type === 'P' ? body.indexOf(0) + 1 : 0;
+          const text = body.subarray(start, body.indexOf(0, start)).toString('utf8');
+          detail.set(text, (detail.get(text) ?? 0) + 1);
+        }
         pending = pending.subarray(1 + length);
       }
       outbound.write(chunk);
@@ -114,6 +128,11 @@ async function countingProxy(
   return {
     port: (server.address() as { port: number }).port,
     count: () => trips,
+    detail: () => {
+      const out = detail === null ? [] : [...detail];
+      detail?.clear();
+      return out;
+    },
     close: () => {
       for (const s of sockets) s.destroy();
       server.close();
@@ -223,6 +242,7 @@ async function main(): Promise<void> {
         ).arrayBuffer();
       await new Promise((resolve) => setTimeout(resolve, 300));
       const before = proxy.count();
+      proxy.detail();
       for (let i = 0; i < SAMPLES; i++) {
         const r = await pg(counted.url, '/v1/workspaces/bench/files/rt.bin', {
           method,
@@ -236,6 +256,9 @@ async function main(): Promise<void> {
       console.log(
         `  database round trips per ${method} (auth and audit included): ${trips.toFixed(2)} (goal ≤ ${method === 'GET' ? 2 : 4})`,
       );
+      for (const [text, n] of proxy.detail().sort((a, b) => b[1] - a[1])) {
+        console.log(`    ${(n / SAMPLES).toFixed(2)}  ${text.replace(/\s+/g, ' ').slice(0, 150)}`);
+      }
     }
     proxy.close();
   } finally {

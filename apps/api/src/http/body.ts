@@ -1,6 +1,5 @@
 /** File bodies as streams both ways: uploads counted against a limit, downloads with backpressure. */
 import { Readable } from 'node:stream';
-import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { Context } from 'hono';
 import type { ApiEnv } from '../api-env.js';
 import { checkDeclaredLength, tooLarge } from '../input.js';
@@ -19,19 +18,13 @@ async function* limited(
 }
 
 /**
- * The raw request body as content for core, streamed and never buffered: at most one chunk is
- * in flight, and core pulls as it stores. TOO_LARGE (413) when `Content-Length` declares more
- * than `maxBytes`, or as soon as a chunked body goes past it (core then keeps nothing).
+ * The request body as content for core, streamed and never buffered: at most one piece is in
+ * flight, and core pulls as it stores. TOO_LARGE (413) when `Content-Length` declares more than
+ * `maxBytes`, or as soon as a chunked body goes past it (core then keeps nothing).
  */
-export function uploadBody(
-  c: Context<ApiEnv>,
-  maxBytes: number,
-): AsyncIterable<Uint8Array> | string {
+export function uploadBody(c: Context<ApiEnv>, maxBytes: number): AsyncIterable<Uint8Array> {
   checkDeclaredLength(c, maxBytes);
-  const body = c.req.raw.body;
-  if (body === null) return '';
-  // The global and node:stream/web ReadableStream types differ only nominally.
-  return limited(Readable.fromWeb(body as NodeWebStream<Uint8Array>), maxBytes);
+  return limited(c.get('body').stream(), maxBytes);
 }
 
 /**

@@ -27,29 +27,6 @@ export function routeLabel(c: Context<ApiEnv>): string {
   return UNMATCHED_ROUTE;
 }
 
-/** Replaces the request body by a counting copy; returns how many bytes the app has read. */
-function countRequestBody(c: Context<ApiEnv>): () => number {
-  const raw = c.req.raw;
-  if (raw.method === 'GET' || raw.method === 'HEAD') return () => 0;
-  const body = raw.body;
-  if (body === null) return () => 0;
-  let bytes = 0;
-  const stream = counted(body, {
-    onChunk: (n) => {
-      bytes = n;
-    },
-  });
-  c.req.raw = new Request(raw.url, {
-    method: raw.method,
-    headers: raw.headers,
-    body: stream,
-    signal: raw.signal,
-    // Required by fetch for stream bodies.
-    duplex: 'half',
-  } as RequestInit);
-  return () => bytes;
-}
-
 /** The media type of a response, without parameters, lower-case. */
 function mediaType(res: Response): string {
   return (res.headers.get('Content-Type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
@@ -116,7 +93,8 @@ async function countResponseBody(
 export function observe({ metrics, logger }: ObserveOptions): MiddlewareHandler<ApiEnv> {
   return async function observe(c, next) {
     const started = process.hrtime.bigint();
-    const bytesIn = countRequestBody(c);
+    // Counted as the app reads it (http/request-body.ts).
+    const bytesIn = () => c.get('body')?.bytes ?? 0;
     await next();
     const route = routeLabel(c);
     const status = c.res.status;

@@ -5,7 +5,6 @@
  * archive format is in @satchel/client's transfer/batch-tar.ts.
  */
 import { Readable } from 'node:stream';
-import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import { extractUpload, packDownload, TAR_MEDIA_TYPE } from '@satchel/core';
 import { Hono } from 'hono';
 import type { ApiEnv } from '../api-env.js';
@@ -14,10 +13,6 @@ import { DownloadFilesBody } from '../bodies.js';
 import { mutationOptions, readJson, sessionOption } from '../input.js';
 
 const NDJSON = 'application/x-ndjson';
-
-async function* empty(): AsyncGenerator<Uint8Array> {
-  /* a request without a body: an empty batch */
-}
 
 async function* ndjson(lines: readonly unknown[]): AsyncGenerator<string> {
   for (const line of lines) yield `${JSON.stringify(line)}\n`;
@@ -29,14 +24,13 @@ export function batchRoutes(config: RouteConfig): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.post('/workspaces/:ws/batch/upload', async (c) => {
-    const raw = c.req.raw.body;
-    // The global and node:stream/web ReadableStream types differ only nominally.
-    const body = raw === null ? empty() : Readable.fromWeb(raw as NodeWebStream<Uint8Array>);
     const message = c.req.query('message');
-    const result = await c.get('satchel').uploadFiles(c.req.param('ws'), extractUpload(body), {
-      ...mutationOptions(c),
-      ...(message === undefined ? {} : { message }),
-    });
+    const result = await c
+      .get('satchel')
+      .uploadFiles(c.req.param('ws'), extractUpload(c.get('body').stream()), {
+        ...mutationOptions(c),
+        ...(message === undefined ? {} : { message }),
+      });
     // Bytes, not strings: over app.request the client reads the chunks as they are.
     const lines = Readable.from(ndjson(result.items), { objectMode: false });
     const stream = Readable.toWeb(lines) as ReadableStream;

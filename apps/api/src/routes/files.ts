@@ -157,15 +157,11 @@ async function read(c: Context<ApiEnv, '/workspaces/:ws/files/*'>): Promise<Resp
 }
 
 /** A write by `Satchel-Content-Hash` names its content: any body byte is a mistake (400). */
-async function refuseBody(body: AsyncIterable<Uint8Array> | string): Promise<void> {
+async function refuseBody(body: AsyncIterable<Uint8Array>): Promise<void> {
   const refused = () =>
     new HttpError('INVALID_INPUT', 'a write by Satchel-Content-Hash carries no body', {
       data: { field: 'Satchel-Content-Hash' },
     });
-  if (typeof body === 'string') {
-    if (body.length > 0) throw refused();
-    return;
-  }
   for await (const piece of body) if (piece.byteLength > 0) throw refused();
 }
 
@@ -198,7 +194,7 @@ export function fileRoutes(config: RouteConfig): Hono<ApiEnv> {
   // HEAD is routed here too (Hono answers HEAD with the GET route); `read` tells them apart.
   app.get('/workspaces/:ws/files/*', read);
 
-  /** What PUT and POST ?append share: the target, its call options and the streamed body. */
+  /** What PUT and POST ?append share: the target, its call options and the body. */
   async function upload(c: Context<ApiEnv, '/workspaces/:ws/files/*'>, createOnly: boolean) {
     const satchel = c.get('satchel');
     const ws = c.req.param('ws');

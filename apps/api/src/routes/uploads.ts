@@ -4,8 +4,6 @@
  * `Upload-Length`; `PATCH` with `Upload-Offset` sends the bytes from there. The JSON routes
  * (create, list, complete, cancel) are derived from the operation table.
  */
-import { Readable } from 'node:stream';
-import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { Upload } from '@satchel/core';
 import { SatchelError } from '@satchel/core';
 import { type Context, Hono } from 'hono';
@@ -44,11 +42,9 @@ function offsetOf(c: Ctx): number {
  * arrive are a prefix of the part, and keeping them is what lets the client resume from there
  * (tus does the same). Limits (TOO_LARGE) still fail the part.
  */
-async function* untilCut(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
-  if (body === null) return;
-  const source = Readable.fromWeb(body as NodeWebStream<Uint8Array>);
+async function* untilCut(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   try {
-    for await (const piece of source) yield piece as Uint8Array;
+    for await (const piece of body) yield piece;
   } catch (error) {
     if (error instanceof SatchelError) throw error;
     // The connection was cut: what arrived is kept, and the client asks for the offset.
@@ -70,7 +66,7 @@ export function uploadRoutes(config: RouteConfig): Hono<ApiEnv> {
     checkDeclaredLength(c, config.maxBodyBytes);
     const upload = await c
       .get('satchel')
-      .appendUpload(c.req.param('ws'), c.req.param('id'), offset, untilCut(c.req.raw.body));
+      .appendUpload(c.req.param('ws'), c.req.param('id'), offset, untilCut(c.get('body').stream()));
     return c.json(upload, 200, offsetHeaders(upload));
   });
 

@@ -164,6 +164,12 @@ export async function precheck(
   return { ws, head };
 }
 
+/**
+ * A stream that declares at most this many bytes is stored before the checks a large one gets
+ * first (`precheck`): a 4 KiB upload's pre-check cost more than storing it.
+ */
+const CHEAP_TO_STORE_BYTES = 64 * 1024;
+
 export async function writeFile(
   ctx: EngineContext,
   workspace: string,
@@ -176,13 +182,14 @@ export async function writeFile(
   const path = normalizeFilePath(rawPath);
   const { size, ...options } = parseOptions(WriteFileOptionsSchema, rawOptions);
   // A stream may be large: fail before storing it if the write cannot succeed. Content already
-  // in memory costs nothing to store first, unless a quota may refuse it; the transaction checks
-  // again either way.
+  // in memory, or a stream that declares itself small, costs little to store first, unless a
+  // quota may refuse it; the transaction checks again either way.
   const inMemory = typeof content === 'string' || content instanceof Uint8Array;
   const hash = op === 'write' ? null : undefined;
-  if (!inMemory) await precheck(ctx, workspace, path, options, hash, size);
-  else if (hasQuota(await requireWorkspace(ctx.store, workspace))) {
-    await precheck(ctx, workspace, path, options, hash, byteLength(content));
+  if (!inMemory && (size === undefined || size > CHEAP_TO_STORE_BYTES)) {
+    await precheck(ctx, workspace, path, options, hash, size);
+  } else if (hasQuota(await requireWorkspace(ctx.store, workspace))) {
+    await precheck(ctx, workspace, path, options, hash, inMemory ? byteLength(content) : size);
   }
   const attempt = async () => {
     const stored = await ingest(content, ctx.limits, ctx.blobs);

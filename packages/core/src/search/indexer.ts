@@ -43,7 +43,7 @@ export interface SearchIndexOptions {
 }
 
 /** How long background indexing waits after a commit, so that a burst shares one step (ms). */
-const INDEX_DELAY_MS = 20;
+const INDEX_DELAY_MS = 200;
 /**
  * After the last bulk upload into a workspace ends, the wait before its held step runs: a sync
  * pushes in several requests, and the next one usually starts within this.
