@@ -74,9 +74,7 @@ async function load(
  * A proxy in front of PostgreSQL that counts round trips: client messages that make the server
  * answer (Sync of the extended protocol, Query of the simple one).
  */
-async function countingProxy(
-  target: URL,
-): Promise<{
+async function countingProxy(target: URL): Promise<{
   port: number;
   count: () => number;
   detail: () => Array<[string, number]>;
