@@ -4,7 +4,7 @@
  * shell per group of 512 files), rounds interleaved. The sandbox is the wire stand-in
  * (test-support/codesandbox-wire.ts), which answers each call after `BENCH_CSB_LATENCY_MS`
  * (default 5 ms; a real VM is further away) so that round trips cost what they cost; the
- * figure is the ratio, and the calls per file show why.
+ * figure is the ratio, and the calls per file show why. Rounds: min(3, `BENCH_ROUNDS`).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -74,7 +74,10 @@ export async function sandboxSyncBench(config: BenchConfig): Promise<Check[]> {
     },
   });
   try {
-    const [plain = [], batched = []] = await interleave(config.rounds, [side(false), side(true)]);
+    const [plain = [], batched = []] = await interleave(Math.min(3, config.rounds), [
+      side(false),
+      side(true),
+    ]);
     const show = (label: string, rounds: number[], batch: boolean) =>
       console.log(
         `  ${label}  median ${median(rounds).toFixed(2)} s   rounds: ${rounds.map((r) => r.toFixed(2)).join(', ')}   calls per file ${median(calls.get(batch) ?? []).toFixed(2)}`,
