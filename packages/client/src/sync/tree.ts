@@ -61,8 +61,9 @@ export interface TreeWriteGroup {
   readonly size: number;
   add(path: string, content: AsyncIterable<Uint8Array>): Promise<void>;
   /**
-   * Flushes and renames every file added since the last commit; each outcome in the order
-   * added: the written file, or the error that kept it out (SymlinkInPathError as for `write`).
+   * Flushes and renames every file added since the last commit; one outcome per file, by path:
+   * the written file, or the error that kept it out (SymlinkInPathError as for `write`). Files
+   * refused when added come first, the others in the order added.
    */
   commit(): Promise<
     Array<{ path: string; written: WrittenFile } | { path: string; error: unknown }>

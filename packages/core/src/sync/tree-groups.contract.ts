@@ -49,7 +49,7 @@ export function runTreeWriteGroupContract(
       return made;
     }
 
-    it('writes its files with their parents; outcomes in order, as stat and list see them', async () => {
+    it('writes its files with their parents; outcomes in the order added, as stat and list see them', async () => {
       await tree.write('d/old.txt', pieces('old content'));
       const g = group();
       const paths = ['a.txt', 'd/e/f.txt', 'd/old.txt', 'd/e/g.txt', 'h/i/j/k.txt', 'empty'];
