@@ -4,7 +4,16 @@
  * contract where rename replaces files and where it does not, a root below the workspace path,
  * and a sync that rehydrates a sandbox in a handful of calls instead of several per file.
  */
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { syncOnce } from '@satchel/client/sync/sync.js';
@@ -141,6 +150,26 @@ describe('CodeSandboxTree rehydrating a sandbox through batchWrite', () => {
     expect(calls.shells).toBe(0);
     expect(await readFile(clobbering.wire.treePath(id, 'later.txt'), 'utf8')).toBe('later');
     expect(await readdir(clobbering.wire.treePath(id, '.satchel-sync/tmp'))).toEqual([]);
+    await fixture.cleanup();
+  });
+
+  it('sweeps what the temp folder held for more than a day, and keeps what is newer', async () => {
+    const { satchel } = await openTemp();
+    await satchel.writeFile('ws', '/a.txt', 'a');
+    const { id, tree, fixture } = await fresh();
+    const tmp = (path: string) => clobbering.wire.treePath(id, `.satchel-sync/tmp/${path}`);
+    await mkdir(tmp('g-old'), { recursive: true });
+    await mkdir(tmp('g-new'), { recursive: true });
+    await writeFile(tmp('g-old/0'), 'left by a batchWrite that came too late');
+    await writeFile(tmp('g-new/0'), 'another sync, under way');
+    await writeFile(tmp('old-write'), 'left by a crash');
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+    for (const path of ['g-old/0', 'g-old', 'old-write']) {
+      await utimes(tmp(path), twoDaysAgo, twoDaysAgo);
+    }
+    expect(await syncOnce({ satchel, workspace: 'ws', tree })).toMatchObject({ downloaded: 1 });
+    expect((await readdir(tmp(''))).sort()).toEqual(['g-new']);
+    expect(await readFile(tmp('g-new/0'), 'utf8')).toBe('another sync, under way');
     await fixture.cleanup();
   });
 

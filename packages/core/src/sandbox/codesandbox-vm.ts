@@ -5,6 +5,7 @@
  * not to be a symbolic link, and files put in place from the state folder by rename.
  */
 import { randomUUID } from 'node:crypto';
+import { eachLimit } from '@satchel/client/each-limit.js';
 import { STATE_DIR, SymlinkInPathError, type TreeEntry } from '@satchel/client/sync/tree.js';
 import { boundedCall, isMissing } from './codesandbox-errors.js';
 import { type CsbFileSystem, type CsbStat, mtimeMs } from './codesandbox-fs.js';
@@ -21,9 +22,14 @@ export function codedError(message: string, code: string): Error {
 /** Folder checks already made, by the folder's tree path ("a/b"): one check each per batch. */
 export type FolderChecks = Map<string, Promise<void>>;
 
+/** Age past which the temp folder's leftovers are removed (`CsbVm.tempFolder`). */
+const STALE_TEMP_MS = 24 * 60 * 60 * 1000;
+const SWEEP_CONCURRENCY = 8;
+
 export class CsbVm {
   /** Whether rename replaces an existing target; probed on the first replace. */
   private clobbers: Promise<boolean> | null = null;
+  #swept: Promise<void> | undefined;
 
   constructor(
     readonly fs: CsbFileSystem,
@@ -121,10 +127,31 @@ export class CsbVm {
     return check;
   }
 
-  /** The state folder's `tmp`, made and checked; its tree path. */
+  /** The state folder's `tmp`, made and checked; its tree path. Swept once per tree. */
   async tempFolder(): Promise<string> {
     await this.folders([STATE_DIR, 'tmp'], true);
+    this.#swept ??= this.#sweep();
+    await this.#swept;
     return `${STATE_DIR}/tmp`;
+  }
+
+  /**
+   * Removes what the temp folder has held for more than a day: files of a write cut off by a
+   * crash, a group a late `batchWrite` unzipped after its caller gave up. A day, not less: the
+   * VM's clock is not ours, and a sync running meanwhile must keep its own. Best effort.
+   */
+  async #sweep(): Promise<void> {
+    const dir = this.abs(`${STATE_DIR}/tmp`);
+    const entries = await this.call('readdir', dir, () => this.fs.readdir(dir)).catch(() => []);
+    const cutoff = Date.now() - STALE_TEMP_MS;
+    await eachLimit(entries, SWEEP_CONCURRENCY, async ({ name }) => {
+      const path = `${dir}/${name}`;
+      const st = await this.stat(path).catch(() => null);
+      if (st === null || st.mtime >= cutoff) return;
+      // A link is removed itself, never what it points to.
+      const recursive = st.type === 'directory' && !st.isSymlink;
+      await this.tidy('remove', path, () => this.fs.remove(path, recursive));
+    });
   }
 
   /**
