@@ -16,11 +16,12 @@ export async function fsck(ctx: EngineContext): Promise<FsckReport> {
   let blobsChecked = 0;
   let after: string | null = null;
   for (;;) {
-    const rows = await ctx.store.listBlobs(after, PAGE);
+    const rows = await ctx.store.fsck.listBlobs(after, PAGE);
     for (const meta of rows) {
       blobsChecked++;
       registered.add(meta.hash);
-      const data = meta.location === 'inline' ? await ctx.store.getInlineData(meta.hash) : null;
+      const data =
+        meta.location === 'inline' ? await ctx.store.fsck.getInlineData(meta.hash) : null;
       const row: BlobRecord = { ...meta, data };
       const problem = await rehash(ctx, row);
       if (problem && corrupt.length < MAX_LISTED)
@@ -38,7 +39,7 @@ export async function fsck(ctx: EngineContext): Promise<FsckReport> {
     if (!registered.has(hash) && orphans.length < MAX_LISTED) orphans.push(hash);
   }
   const names = new Map((await ctx.store.workspaceNames()).map((w) => [w.id, w.name]));
-  const missing = (await ctx.store.versionsWithoutBlob(MAX_LISTED)).map((v) => ({
+  const missing = (await ctx.store.fsck.versionsWithoutBlob(MAX_LISTED)).map((v) => ({
     workspace: names.get(v.workspaceId) ?? v.workspaceId,
     path: v.path,
     seq: v.seq,
@@ -49,7 +50,7 @@ export async function fsck(ctx: EngineContext): Promise<FsckReport> {
     ok: corrupt.length === 0 && missing.length === 0,
     truncated: full(corrupt) || full(missing) || full(orphans),
     blobsChecked,
-    versionsChecked: await ctx.store.countVersions(),
+    versionsChecked: await ctx.store.fsck.countVersions(),
     corrupt,
     missing,
     orphans,

@@ -9,8 +9,9 @@ import { AccessQueries } from './access-queries.js';
 import { AuditQueries } from './audit-queries.js';
 import { CommentQueries } from './comment-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
-import { toBlob, toBlobMeta, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
+import { toBlob, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
 import { ForkQueries } from './fork-queries.js';
+import { FsckQueries } from './fsck-queries.js';
 import { GcQueries } from './gc-queries.js';
 import {
   BLOB,
@@ -75,6 +76,8 @@ export class MetadataQueries {
   readonly shareLinks: ShareLinkQueries;
   /** Forks: their origin and merge base, the rows that make one (fork-queries.ts). */
   readonly forks: ForkQueries;
+  /** What fsck reads: the blob registry, versions without a blob (fsck-queries.ts). */
+  readonly fsck: FsckQueries;
 
   /**
    * `parent`: a store on the same connection this one is a view of (one call's store, `forCall`):
@@ -104,6 +107,7 @@ export class MetadataQueries {
     this.comments = same?.comments ?? new CommentQueries(db);
     this.shareLinks = same?.shareLinks ?? new ShareLinkQueries(db);
     this.forks = same?.forks ?? new ForkQueries(db);
+    this.fsck = same?.fsck ?? new FsckQueries(db);
   }
 
   /**
@@ -332,27 +336,6 @@ export class MetadataQueries {
     return row && toBlob(row);
   }
 
-  /** Registered blobs in hash order, without inline data (for fsck). */
-  async listBlobs(afterHash: string | null, limit: number): Promise<Omit<BlobRecord, 'data'>[]> {
-    let q = this.db
-      .selectFrom('blobs')
-      .select(['hash', 'size', 'location', 'chunk_size', 'chunks', 'created_at'])
-      .orderBy('hash')
-      .limit(limit);
-    if (afterHash !== null) q = q.where('hash', '>', afterHash);
-    return (await q.execute()).map(toBlobMeta);
-  }
-
-  /** Inline data of a blob, for fsck's re-hash. */
-  async getInlineData(hash: string): Promise<Uint8Array | null> {
-    const row = await this.db
-      .selectFrom('blobs')
-      .select('data')
-      .where('hash', '=', hash)
-      .executeTakeFirst();
-    return row?.data ?? null;
-  }
-
   /** Whether any version refers to `hash`. */
   async isReferenced(hash: string): Promise<boolean> {
     const row = await this.db
@@ -384,34 +367,6 @@ export class MetadataQueries {
       .where('id', '=', workspaceId)
       .executeTakeFirst();
     return row === undefined ? undefined : Number(row.seq);
-  }
-
-  /** Versions that name a blob the registry lacks (the foreign key forbids it; fsck checks anyway). */
-  async versionsWithoutBlob(
-    limit: number,
-  ): Promise<Pick<VersionRecord, 'workspaceId' | 'path' | 'seq' | 'hash'>[]> {
-    const rows = await this.db
-      .selectFrom('versions')
-      .leftJoin('blobs', 'blobs.hash', 'versions.hash')
-      .select(['versions.workspace_id', 'versions.path', 'versions.seq', 'versions.hash'])
-      .where('versions.hash', 'is not', null)
-      .where('blobs.hash', 'is', null)
-      .limit(limit)
-      .execute();
-    return rows.map((row) => ({
-      workspaceId: row.workspace_id,
-      path: row.path,
-      seq: Number(row.seq),
-      hash: row.hash,
-    }));
-  }
-
-  async countVersions(): Promise<number> {
-    const row = await this.db
-      .selectFrom('versions')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .executeTakeFirstOrThrow();
-    return Number(row.count);
   }
 
   workspaceNames(): Promise<Pick<WorkspaceRecord, 'id' | 'name'>[]> {

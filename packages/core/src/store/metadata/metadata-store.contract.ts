@@ -119,7 +119,7 @@ export function runMetadataStoreContract(
       expect(await store.getVersion('w1', '/f')).toBeUndefined();
       expect(await store.getEntry('w1', '/f')).toBeUndefined();
       expect(await store.getBlob(blob.hash)).toBeUndefined();
-      expect(await store.countVersions()).toBe(0);
+      expect(await store.fsck.countVersions()).toBe(0);
     });
 
     it('commits the rest of a batch when one operation throws, and reports its error', async () => {
@@ -275,7 +275,7 @@ export function runMetadataStoreContract(
       ).rejects.toThrow(/foreign key/i);
       expect(await store.getVersion('w1', '/f')).toBeUndefined();
       expect(Number((await store.findWorkspace('w1'))?.seq)).toBe(0);
-      expect(await store.versionsWithoutBlob(10)).toEqual([]);
+      expect(await store.fsck.versionsWithoutBlob(10)).toEqual([]);
     });
 
     it('reads the file tree back exactly as written, with numbers as numbers', async () => {
@@ -318,7 +318,7 @@ export function runMetadataStoreContract(
       });
       const { data: _data, ...meta } = blob;
       expect(await store.getBlob(blob.hash)).toEqual(blob);
-      expect(await store.listBlobs(null, 10)).toEqual([meta]);
+      expect(await store.fsck.listBlobs(null, 10)).toEqual([meta]);
       expect(await store.getVersion('w1', '/new')).toEqual(moved);
       expect(await store.getVersion('w1', '/gone', 2)).toEqual(tombstone);
       expect(await store.listChanges('w1', { after: 0 })).toEqual([moved, tombstone]);
