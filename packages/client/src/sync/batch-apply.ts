@@ -265,8 +265,7 @@ async function downloadChunk(host: BatchHost, chunk: readonly Download[]): Promi
   const { ctx, result } = host;
   // Checked side by side: on a sandbox each check is a round trip or two to the VM.
   const still: boolean[] = [];
-  await eachLimit([...chunk.keys()], CHECKS_IN_FLIGHT, async (i) => {
-    const action = chunk[i] as Download;
+  await eachLimit([...chunk.entries()], CHECKS_IN_FLIGHT, async ([i, action]) => {
     still[i] = await host.unchanged(action.expect?.name ?? action.path.slice(1), action.expect);
   });
   const wanted = chunk.filter((_, i) => still[i]);

@@ -6,20 +6,7 @@
  */
 import { STATE_DIR, SymlinkInPathError, type SyncTree } from '@satchel/client/sync/tree.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SyncTreeFixture } from './tree.contract.js';
-
-/** The type-mismatch codes sync turns into a CONFLICT instead of a crash (apply.ts). */
-const TYPE_MISMATCH = ['EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY'];
-
-async function* pieces(...parts: string[]): AsyncGenerator<Uint8Array> {
-  for (const part of parts) yield Buffer.from(part);
-}
-
-async function text(tree: SyncTree, path: string): Promise<string> {
-  const out: Buffer[] = [];
-  for await (const piece of tree.read(path)) out.push(Buffer.from(piece));
-  return Buffer.concat(out).toString('utf8');
-}
+import { pieces, type SyncTreeFixture, TYPE_MISMATCH, text } from './tree.contract.js';
 
 /** Every file and link, the state folder included, by path. */
 async function everything(tree: SyncTree): Promise<string[]> {

@@ -30,9 +30,9 @@ export interface SyncTreeFixture {
 }
 
 /** The type-mismatch codes sync turns into a CONFLICT instead of a crash (apply.ts). */
-const TYPE_MISMATCH = ['EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY'];
+export const TYPE_MISMATCH = ['EISDIR', 'ENOTDIR', 'EEXIST', 'ENOTEMPTY'];
 
-async function* pieces(...parts: Array<string | Uint8Array>): AsyncGenerator<Uint8Array> {
+export async function* pieces(...parts: Array<string | Uint8Array>): AsyncGenerator<Uint8Array> {
   for (const part of parts) yield typeof part === 'string' ? Buffer.from(part) : part;
 }
 
@@ -42,7 +42,7 @@ async function bytes(source: AsyncIterable<Uint8Array>): Promise<Buffer> {
   return Buffer.concat(out);
 }
 
-async function text(tree: SyncTree, path: string): Promise<string> {
+export async function text(tree: SyncTree, path: string): Promise<string> {
   return (await bytes(tree.read(path))).toString('utf8');
 }
 
