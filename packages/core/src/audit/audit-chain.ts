@@ -141,7 +141,7 @@ export async function appendAll(
   tx: MetadataTx,
   inputs: readonly AuditInput[],
 ): Promise<AuditEntry[]> {
-  const head = await tx.audit.head();
+  const head = await tx.auditHead();
   if (head && !Number.isSafeInteger(head.idx)) {
     throw new SatchelError('INTEGRITY', `audit log head idx ${head.idx} is not an integer`);
   }

@@ -100,7 +100,7 @@ export async function commitBulk(
   }
   const ws = await tx.claimSeqs(workspace, files.length);
   if (!ws) throw workspaceNotFound(workspace);
-  if (options.lockToken !== undefined || (await tx.locks.anyLive(ws.id, now))) {
+  if (options.lockToken !== undefined || (await tx.anyLiveLock(ws.id, now))) {
     for (const { path } of files) {
       await checkWriteLocks(tx, ctx, ws.id, { path, tree: false }, options.lockToken, now);
     }

@@ -361,7 +361,7 @@ export async function checkUnlocked(
   now: number,
 ): Promise<void> {
   // Most workspaces hold no lock most of the time: one cheap statement says so.
-  if (!(await tx.locks.anyLive(workspaceId, now))) return;
+  if (!(await tx.anyLiveLock(workspaceId, now))) return;
   const reach: LockTarget = { path: target.path, scope: target.tree ? 'tree' : 'file' };
   const live = await tx.locks.live(workspaceId, now, reach);
   const blockers = live.filter((lock) => lock.mode === 'exclusive' && lock.token !== presented);

@@ -52,21 +52,26 @@ const HEAD = prepared((db: Kysely<Database>) =>
   db.selectFrom('audit').select(['idx', 'hash']).orderBy('idx', 'desc').limit(sql.lit(1)),
 );
 
-const INSERT = preparedInsert<'audit', Insertable<AuditTable>>('audit', [
-  'idx',
-  'time',
-  'actor',
-  'session',
-  'action',
-  'workspace',
-  'workspace_id',
-  'path',
-  'seq',
-  'outcome',
-  'code',
-  'prev_hash',
-  'hash',
-]);
+const INSERT = preparedInsert<'audit', Insertable<AuditTable>>(
+  'audit',
+  [
+    'idx',
+    'time',
+    'actor',
+    'session',
+    'action',
+    'workspace',
+    'workspace_id',
+    'path',
+    'seq',
+    'outcome',
+    'code',
+    'prev_hash',
+    'hash',
+  ],
+  undefined,
+  { deferrable: true },
+);
 
 /** The audit area of the metadata store (`store.audit`, `tx.audit`). */
 export class AuditQueries {

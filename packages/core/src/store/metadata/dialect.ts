@@ -84,6 +84,12 @@ export interface SqlDialectInfo {
     fn: (trx: Transaction<Database>) => Promise<T>,
   ): Promise<T>;
   /**
+   * Sends what the transaction `trx` holds back (PostgreSQL's write-behind, write-behind.ts),
+   * so that its errors surface now; with `discard`, drops it instead (a rollback follows).
+   * Absent where nothing is held back (SQLite).
+   */
+  settle?(trx: Kysely<Database>, options?: { discard: boolean }): Promise<void>;
+  /**
    * Runs `statements` (no parameters) in order on `db`: one round trip on PostgreSQL, where
    * every statement costs one; one after another on SQLite, which runs one statement per call.
    */

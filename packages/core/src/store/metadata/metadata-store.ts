@@ -24,7 +24,7 @@ import { migrateToLatest, pendingMigrations } from './migrations.js';
 import type { BlobRecord, EntryRecord, VersionRecord, WorkspaceRecord } from './records.js';
 import type { Database } from './tables.js';
 import {
-  claimSeq,
+  type ClaimHints,
   claimSeqs,
   INSERT_VERSION,
   insertChunked,
@@ -53,6 +53,9 @@ export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /** Writes; only ever handed out inside a transaction. */
 export class MetadataTx extends MetadataQueries {
+  #lockHint: { workspaceId: string; expiry: number | null } | undefined;
+  #auditHint: { head: ClaimHints['auditHead'] } | undefined;
+
   async createWorkspace(ws: Pick<WorkspaceRecord, 'id' | 'name' | 'createdAt'>): Promise<void> {
     await this.db
       .insertInto('workspaces')
@@ -117,15 +120,52 @@ export class MetadataTx extends MetadataQueries {
    * transaction commits.
    */
   claimSeq(name: string): Promise<WorkspaceRecord | undefined> {
-    return claimSeq(this.db, this.dialect, name);
+    return this.claimSeqs(name, 1);
   }
 
   /**
    * Hands out the next `count` seqs of workspace `name` at once (a group of writes); the row's
-   * seq is the last of them. 0 claims none but locks the row (`claimSeqs`).
+   * seq is the last of them. 0 claims none but locks the row (`claimSeqs`). The same statement
+   * answers what the write asks next (`anyLiveLock`, `auditHead`).
    */
-  claimSeqs(name: string, count: number): Promise<WorkspaceRecord | undefined> {
-    return claimSeqs(this.db, this.dialect, name, count);
+  async claimSeqs(name: string, count: number): Promise<WorkspaceRecord | undefined> {
+    const claimed = await claimSeqs(this.db, this.dialect, name, count);
+    this.#lockHint = claimed && {
+      workspaceId: claimed.hints.workspaceId,
+      expiry: claimed.hints.lockExpiry,
+    };
+    this.#auditHint = claimed && { head: claimed.hints.auditHead };
+    return claimed?.workspace;
+  }
+
+  /**
+   * Whether the workspace holds any live lock at `now`: one cheap statement, or none right after
+   * this transaction's claim of a seq in it (the claim read it; each hint answers once).
+   */
+  async anyLiveLock(workspaceId: string, now: number): Promise<boolean> {
+    const hint = this.#lockHint;
+    this.#lockHint = undefined;
+    if (hint?.workspaceId === workspaceId) return hint.expiry !== null && hint.expiry > now;
+    return this.locks.anyLive(workspaceId, now);
+  }
+
+  /** The audit log's head as this transaction sees it (from its claim of a seq, if just made). */
+  async auditHead(): Promise<{ idx: number; hash: string } | undefined> {
+    const hint = this.#auditHint;
+    this.#auditHint = undefined;
+    if (hint) return hint.head ?? undefined;
+    return this.audit.head();
+  }
+
+  /**
+   * Ends one operation of the transaction: forgets the claim's hints and sends what the dialect
+   * held back, so an error of it is this operation's (`MetadataStore.batch`); with `discard`
+   * (the operation failed and is rolled back), drops it instead.
+   */
+  async settle(options?: { discard: boolean }): Promise<void> {
+    this.#lockHint = undefined;
+    this.#auditHint = undefined;
+    await this.dialect.settle?.(this.db, options);
   }
 
   /** Registers many contents in multi-row statements; hashes already registered are left. */
@@ -335,9 +375,12 @@ export class MetadataStore extends MetadataQueries {
       for (const op of ops) {
         await this.dialect.script(trx, [...end, 'savepoint op']);
         try {
-          results.push({ ok: true, value: await op(tx) });
+          const value = await op(tx);
+          await tx.settle();
+          results.push({ ok: true, value });
           end = ['release savepoint op'];
         } catch (error) {
+          await tx.settle({ discard: true });
           results.push({ ok: false, error });
           end = ['rollback to savepoint op', 'release savepoint op'];
         }

@@ -5,14 +5,16 @@
  * columns as numbers. Skipped, with one line, where no test database is reachable.
  */
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createTestSchema,
   postgresUrlForTests,
   type TestSchema,
 } from '../../test-support/postgres.js';
+import { pgModule } from '../lazy-sdks.js';
 import { openMetadata } from '../open-stores.js';
 import { runMetadataStoreContract } from './metadata-store.contract.js';
+import { entry, fileVersion, inlineBlob } from './metadata-store.contract-rows.js';
 import type { MetadataQueries, MetadataStore } from './metadata-store.js';
 import { rawDatabase } from './testing.js';
 
@@ -132,6 +134,86 @@ describe.skipIf(url === null)('PostgreSQL metadata', () => {
         { durable: false },
       );
       expect(await later).toEqual([{ ok: true, value: 'on' }]);
+    });
+  });
+
+  /** The statements `fn` sends to the server, by text (each `client.query` is one round trip). */
+  async function sent(fn: () => Promise<void>): Promise<string[]> {
+    const query = vi.spyOn(pgModule().Client.prototype, 'query');
+    try {
+      await fn();
+      return query.mock.calls.map(([text]) => (typeof text === 'string' ? text : String(text)));
+    } finally {
+      query.mockRestore();
+    }
+  }
+
+  it("sends a write's inserts in one statement, before anything reads them", async () => {
+    await withStore(async (store) => {
+      const blob = inlineBlob('hello');
+      let seen: unknown;
+      const texts = await sent(() =>
+        store.transaction(async (tx) => {
+          await tx.putBlob(blob);
+          await tx.insertVersion(fileVersion('w', '/a.txt', 1, blob.hash));
+          await tx.putEntry(entry('w', '/a.txt', 'file', blob.hash));
+          // Two inserts into one table never share a statement: the second waits for the next.
+          await tx.putEntry(entry('w', '/b.txt', 'file', blob.hash));
+          seen = await tx.getEntryWithBlob('w', '/a.txt');
+        }),
+      );
+      expect(texts[0]).toMatch(/^begin; select pg_advisory_xact_lock/);
+      expect(texts[1]).toMatch(
+        /^with w0 as \(insert into "blobs".*w1 as \(insert into "versions".*\) insert into "entries"/s,
+      );
+      expect(texts[2]).toMatch(/^insert into "entries"/);
+      expect(texts[3]).toMatch(/^select "entries"/);
+      expect(texts.slice(4)).toEqual(['commit']);
+      expect(seen).toMatchObject({
+        entry: { path: '/a.txt', hash: blob.hash },
+        blob: { data: blob.data },
+      });
+      expect(await store.usage.counters('w')).toMatchObject({
+        files: 2,
+        currentBytes: 2,
+        historyBytes: 1,
+      });
+    });
+  });
+
+  it('fails only the operation of a batch whose held-back insert fails, and keeps none of its rows', async () => {
+    await withStore(async (store) => {
+      const [blob, third, other] = ['first', 'third', 'second'].map((text) => inlineBlob(text));
+      if (!blob || !third || !other) throw new Error('three blobs');
+      const version = fileVersion('w', '/a.txt', 1, blob.hash);
+      await store.transaction(async (tx) => {
+        await tx.putBlob(blob);
+        await tx.insertVersion(version);
+      });
+      const results = await store.batch([
+        async (tx) => {
+          await tx.putEntry(entry('w', '/a.txt', 'file', blob.hash));
+          await tx.putBlob(third);
+          // The same (workspace, path, seq) again: refused when the inserts are sent.
+          await tx.insertVersion(version);
+        },
+        async (tx) => {
+          await tx.putBlob(other);
+          await tx.putEntry(entry('w', '/b.txt', 'file', other.hash));
+        },
+      ]);
+      expect(results[0]).toMatchObject({ ok: false, error: { code: '23505' } });
+      expect(results[1]).toEqual({ ok: true, value: undefined });
+      expect(await store.getEntry('w', '/a.txt')).toBeUndefined();
+      expect(await store.getBlob(third.hash)).toBeUndefined();
+      expect(await store.getEntry('w', '/b.txt')).toMatchObject({ hash: other.hash });
+      // Alone in its transaction, the same failure fails the commit and leaves nothing.
+      const alone = store.transaction(async (tx) => {
+        await tx.putBlob(third);
+        await tx.insertVersion(version);
+      });
+      await expect(alone).rejects.toMatchObject({ code: '23505' });
+      expect(await store.getBlob(third.hash)).toBeUndefined();
     });
   });
 

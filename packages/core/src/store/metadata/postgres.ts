@@ -23,6 +23,7 @@ import type { SqlDialectInfo } from './dialect.js';
 import { pgUnavailable } from './postgres-errors.js';
 import { POSTGRES_FULL_TEXT } from './postgres-fts.js';
 import type { Database } from './tables.js';
+import { DISCARD, SETTLE, WriteBehindConnection } from './write-behind.js';
 
 /**
  * Set while a relaxed batch runs: transactions begun in it skip the WAL flush at commit. The
@@ -70,6 +71,9 @@ export const POSTGRES_DIALECT: SqlDialectInfo = {
   ],
   rowLocks: true,
   writeTransaction: (db, fn) => WRITE.run({ pending: true }, () => db.transaction().execute(fn)),
+  settle: async (trx, options) => {
+    await trx.executeQuery(options?.discard ? DISCARD : SETTLE);
+  },
   script: async (db, statements) => {
     // No parameters: pg sends a simple query, which may hold several statements.
     if (statements.length > 0) await sql.raw(statements.join('; ')).execute(db);
@@ -101,9 +105,26 @@ export const POSTGRES_DIALECT: SqlDialectInfo = {
 
 /**
  * Begins transactions with what they need in one round trip: the relaxed-commit setting inside
- * `POSTGRES_DIALECT.relaxed`, the write lock inside `writeTransaction`.
+ * `POSTGRES_DIALECT.relaxed`, the write lock inside `writeTransaction`. Hands out connections
+ * that hold a transaction's inserts back until something must answer (write-behind.ts).
  */
 class SatchelPostgresDriver extends PostgresDriver {
+  readonly #connections = new WeakMap<DatabaseConnection, WriteBehindConnection>();
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const inner = await super.acquireConnection();
+    let connection = this.#connections.get(inner);
+    if (!connection) {
+      connection = new WriteBehindConnection(inner);
+      this.#connections.set(inner, connection);
+    }
+    return connection;
+  }
+
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    await super.releaseConnection(innerOf(connection));
+  }
+
   override async beginTransaction(
     connection: DatabaseConnection,
     settings: TransactionSettings,
@@ -124,12 +145,34 @@ class SatchelPostgresDriver extends PostgresDriver {
       for (const statement of statements) {
         await connection.executeQuery(CompiledQuery.raw(statement));
       }
-      return;
+    } else {
+      // No parameters: a simple query, which may hold several statements.
+      await connection.executeQuery(CompiledQuery.raw(['begin', ...statements].join('; ')));
     }
-    // No parameters: a simple query, which may hold several statements.
-    await connection.executeQuery(CompiledQuery.raw(['begin', ...statements].join('; ')));
+    if (connection instanceof WriteBehindConnection) connection.inTransaction = true;
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    // A failed flush leaves the transaction open: Kysely rolls it back.
+    if (connection instanceof WriteBehindConnection) await connection.flush();
+    await super.commitTransaction(innerOf(connection, { ended: true }));
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (connection instanceof WriteBehindConnection) connection.discard();
+    await super.rollbackTransaction(innerOf(connection, { ended: true }));
   }
 }
+
+/** The pooled connection behind `connection`; with `ended`, its transaction is over. */
+function innerOf(connection: DatabaseConnection, options?: { ended: boolean }): PooledConnection {
+  if (!(connection instanceof WriteBehindConnection)) return connection as PooledConnection;
+  if (options?.ended) connection.inTransaction = false;
+  return connection.inner as PooledConnection;
+}
+
+/** The driver's own connection type, which Kysely does not export. */
+type PooledConnection = Parameters<PostgresDriver['releaseConnection']>[0];
 
 class SatchelPostgresDialect extends PostgresDialect {
   readonly #config: PostgresDialectConfig;

@@ -21,6 +21,7 @@ import {
 import type { SqlDialectInfo } from './dialect.js';
 import { directReader } from './sqlite.js';
 import type { Database } from './tables.js';
+import { markDeferrable } from './write-behind.js';
 
 /** Stands for argument `index` while the query is compiled. */
 class Placeholder {
@@ -84,7 +85,9 @@ export function prepared<Args extends readonly unknown[], Row>(
 /**
  * A multi-row INSERT into `table` of rows with these `columns`, compiled once per dialect and
  * row count (callers keep the counts few, e.g. powers of two); `finish` adds what follows the
- * values (an ON CONFLICT clause).
+ * values (an ON CONFLICT clause). `deferrable`: inside a PostgreSQL transaction the insert may
+ * wait to be sent with the next statement (write-behind.ts); only for inserts whose caller reads
+ * nothing back and expects no error of its own.
  */
 export function preparedInsert<T extends keyof Database, Row extends Record<string, unknown>>(
   table: T,
@@ -92,6 +95,7 @@ export function preparedInsert<T extends keyof Database, Row extends Record<stri
   finish: (insert: InsertQueryBuilder<Database, T, InsertResult>) => Compilable<unknown> = (
     insert,
   ) => insert,
+  options: { deferrable?: boolean } = {},
 ): (db: Kysely<Database>, dialect: SqlDialectInfo, rows: readonly Row[]) => Promise<void> {
   const templates = new Map<string, Template>();
   return async (db, dialect, rows) => {
@@ -104,6 +108,7 @@ export function preparedInsert<T extends keyof Database, Row extends Record<stri
       );
       template = templateOf(finish(db.insertInto(table).values(values as never)));
       templates.set(key, template);
+      if (options.deferrable) markDeferrable(template.sql, table);
     }
     await run(
       db,

@@ -3,30 +3,12 @@
  * its parent, register the blob, write the entry and the version.
  */
 
-import type { Insertable, Kysely } from 'kysely';
+import { type Insertable, type Kysely, sql } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
 import { type EntryRow, toEntry, toWorkspace } from './file-tree-rows.js';
 import { prepared, preparedInsert } from './prepared.js';
 import type { EntryRecord, WorkspaceRecord } from './records.js';
 import type { BlobsTable, Database, EntriesTable, VersionsTable } from './tables.js';
-
-const CLAIM_SEQ = prepared((db: Kysely<Database>, name: string) =>
-  db
-    .updateTable('workspaces')
-    .set((eb) => ({ seq: eb('seq', '+', 1) }))
-    .where('name', '=', name)
-    .returningAll(),
-);
-
-/** Hands out the next seq of workspace `name` and returns its row (undefined: no workspace). */
-export async function claimSeq(
-  db: Kysely<Database>,
-  dialect: Parameters<typeof CLAIM_SEQ>[1],
-  name: string,
-): Promise<WorkspaceRecord | undefined> {
-  const [row] = await CLAIM_SEQ(db, dialect, name);
-  return row && toWorkspace(row);
-}
 
 /** Two paths of a workspace (a file and its parent; the same path twice for one). */
 const TWO_ENTRIES = prepared((db: Kysely<Database>, workspaceId: string, a: string, b: string) =>
@@ -80,31 +62,38 @@ export const PUT_ENTRY = preparedInsert<'entries', Insertable<EntriesTable>>(
         modified_at: eb.ref('excluded.modified_at'),
       })),
     ),
+  { deferrable: true },
 );
 
-export const INSERT_VERSION = preparedInsert<'versions', Insertable<VersionsTable>>('versions', [
-  'workspace_id',
-  'path',
-  'seq',
-  'op',
-  'type',
-  'deleted',
-  'hash',
-  'size',
-  'content_type',
-  'author',
-  'session',
-  'message',
-  'origin_path',
-  'origin_seq',
-  'created_at',
-]);
+export const INSERT_VERSION = preparedInsert<'versions', Insertable<VersionsTable>>(
+  'versions',
+  [
+    'workspace_id',
+    'path',
+    'seq',
+    'op',
+    'type',
+    'deleted',
+    'hash',
+    'size',
+    'content_type',
+    'author',
+    'session',
+    'message',
+    'origin_path',
+    'origin_seq',
+    'created_at',
+  ],
+  undefined,
+  { deferrable: true },
+);
 
 /** Registers content; a hash that is already registered is left as it is. */
 export const PUT_BLOB = preparedInsert<'blobs', Insertable<BlobsTable>>(
   'blobs',
   ['hash', 'size', 'location', 'data', 'chunk_size', 'chunks', 'created_at'],
   (insert) => insert.onConflict((oc) => oc.column('hash').doNothing()),
+  { deferrable: true },
 );
 
 const CLAIM_SEQS = prepared((db: Kysely<Database>, name: string, count: number) =>
@@ -112,22 +101,60 @@ const CLAIM_SEQS = prepared((db: Kysely<Database>, name: string, count: number) 
     .updateTable('workspaces')
     .set((eb) => ({ seq: eb('seq', '+', count) }))
     .where('name', '=', name)
-    .returningAll(),
+    .returningAll()
+    // What every write asks next, in the same round trip (ClaimHints).
+    .returning((eb) => [
+      eb
+        .selectFrom('locks')
+        .select((l) => l.fn.max('expires_at').as('expiry'))
+        .whereRef('locks.workspace_id', '=', 'workspaces.id')
+        .where('released_at', 'is', null)
+        .as('lock_expiry'),
+      eb.selectFrom('audit').select('idx').orderBy('idx', 'desc').limit(sql.lit(1)).as('audit_idx'),
+      eb
+        .selectFrom('audit')
+        .select('hash')
+        .orderBy('idx', 'desc')
+        .limit(sql.lit(1))
+        .as('audit_hash'),
+    ]),
 );
 
 /**
+ * What a write asks right after claiming its seq, answered by the claim's statement: when the
+ * workspace's live locks expire (the latest `expires_at` of its unreleased locks; null: none)
+ * and the audit log's head (null: empty). Valid in the claiming transaction until it changes
+ * either (it holds the write lock, so no one else can).
+ */
+export interface ClaimHints {
+  readonly workspaceId: string;
+  readonly lockExpiry: number | null;
+  readonly auditHead: { readonly idx: number; readonly hash: string } | null;
+}
+
+/**
  * Hands out the next `count` seqs of workspace `name` in one statement and returns its row, whose
- * seq is the last of them (undefined: no workspace). A count of 0 claims nothing but still takes
- * the row's write lock, so what the transaction reads next is not older than its claim.
+ * seq is the last of them, with the claim's hints (undefined: no workspace). A count of 0 claims
+ * nothing but still takes the row's write lock, so what the transaction reads next is not older
+ * than its claim.
  */
 export async function claimSeqs(
   db: Kysely<Database>,
   dialect: Parameters<typeof CLAIM_SEQS>[1],
   name: string,
   count: number,
-): Promise<WorkspaceRecord | undefined> {
+): Promise<{ workspace: WorkspaceRecord; hints: ClaimHints } | undefined> {
   const [row] = await CLAIM_SEQS(db, dialect, name, count);
-  return row && toWorkspace(row);
+  if (!row) return undefined;
+  const { lock_expiry: expiry, audit_idx: idx, audit_hash: hash } = row;
+  return {
+    workspace: toWorkspace(row),
+    hints: {
+      workspaceId: row.id,
+      lockExpiry: expiry === null ? null : Number(expiry),
+      auditHead: idx === null || hash === null ? null : { idx: Number(idx), hash },
+    },
+  };
 }
 
 /** Rows per multi-row INSERT: 64 rows of 15 columns stay under SQLite's oldest limit of 999. */
