@@ -25,6 +25,7 @@ import {
   type AuditVerification,
   appendAll,
   canonical,
+  type Link,
   normalise,
   readCheckpoint,
   verifyChain,
@@ -91,6 +92,8 @@ export class AuditLog {
   #checkpointRunning: Promise<void> | null = null;
   readonly #checkpointDelayMs: number;
   #checkpointQueued: Promise<void> | null = null;
+  /** The newest entry this process saw committed (`checkpoint(committed)`). */
+  #committed: Link | null = null;
   #state: 'open' | 'closing' | 'closed' = 'open';
   readonly #warned = new Set<string>();
 
@@ -164,17 +167,16 @@ export class AuditLog {
   }
 
   async #commit(batch: Batch): Promise<void> {
-    let committed = false;
+    let committed: AuditEntry | undefined;
     try {
-      await this.#run((tx) => appendAll(tx, batch.inputs));
-      committed = true;
+      committed = (await this.#run((tx) => appendAll(tx, batch.inputs))).at(-1);
     } catch (error) {
       const count = batch.inputs.length;
       console.error(`satchel: audit: ${count} entries could not be committed:`, error);
     } finally {
       batch.release();
     }
-    if (committed) void this.checkpoint();
+    if (committed) void this.checkpoint(committed);
   }
 
   /**
@@ -182,11 +184,15 @@ export class AuditLog {
    * readers see the old or the new content, never a torn one. Calls while a write is running
    * share one follow-up write. The checkpoint only moves forward along the chain it names: if
    * the log no longer holds that entry unchanged, the file is left as evidence for `verify()`.
-   * Never rejects; failures are logged to stderr.
+   * Never rejects; failures are logged to stderr. `committed`: an entry this process has just
+   * seen committed; the newest such entry is written without asking the log for its head.
    */
-  checkpoint(): Promise<void> {
+  checkpoint(committed?: Link): Promise<void> {
     const file = this.#checkpointFile;
     if (file === null || this.#state === 'closed') return Promise.resolve();
+    if (committed && committed.idx > (this.#committed?.idx ?? 0)) {
+      this.#committed = { idx: committed.idx, hash: committed.hash };
+    }
     if (this.#checkpointQueued) return this.#checkpointQueued;
     // Commits within checkpointDelayMs share one checkpoint write (and its fsync); one that
     // starts while a write runs follows it, since that write may have read an older head.
@@ -211,7 +217,8 @@ export class AuditLog {
   }
 
   async #writeCheckpoint(file: string): Promise<void> {
-    const head = await this.#store.audit.head();
+    // Another node's later entries may be missing from it: the checkpoint only lags a little more.
+    const head = this.#committed ?? (await this.#store.audit.head());
     if (!head || !Number.isSafeInteger(head.idx)) return;
     const current = await readCheckpoint(file);
     if (current.state === 'invalid') {

@@ -6,8 +6,8 @@
 
 import { isSatchelError, SatchelError } from '@satchel/client/errors.js';
 import type { GlobalAction, WorkspaceAction } from '@satchel/client/operations/actions.js';
-import { normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
-import type { AuditInput, AuditLog } from '../audit/audit-log.js';
+import { normalizeFilePath, normalizePath, validateWorkspaceName } from '@satchel/client/paths.js';
+import type { AuditEntry, AuditInput, AuditLog } from '../audit/audit-log.js';
 import type { RefusalLog } from '../audit/refusal-log.js';
 import { authorizeGlobal, authorizeRole, roleWithin } from '../auth/authorize.js';
 import type { KeyCache } from '../auth/key-cache.js';
@@ -202,12 +202,13 @@ function callContext(
       // The row the authorisation read (a delete removes it in `op`); else, after `op`, the
       // row the transaction sees (a create makes it there).
       const checked = name === null ? undefined : await callStore.workspaceReadByCall(name);
+      let appended: AuditEntry | undefined;
       const result = await committer.run(async (tx) => {
         const value = await op(tx);
         // An operation that declines (null) commits nothing worth an entry.
         if (value !== null) {
           const row = checked ?? (name === null ? undefined : await tx.findWorkspace(name));
-          await audit.appendInTx(tx, entry(seqOf(value), row?.id ?? null));
+          appended = await audit.appendInTx(tx, entry(seqOf(value), row?.id ?? null));
         }
         return value;
       }, options);
@@ -217,24 +218,32 @@ function callContext(
           services.changes.notify(call.workspace);
         // Not awaited: the checkpoint trails the log by at most a few entries after a crash,
         // and a write should not pay for a second file sync.
-        void audit.checkpoint();
+        void audit.checkpoint(appended);
       }
       return result;
     },
   };
 }
 
-/** Authorises `action` in `workspace`, for changes beneath `paths`. */
+/**
+ * Authorises `action` in `workspace`, for changes beneath `paths`. `file`: the path of the one
+ * file the call reads, whose entry the same query looks up for it.
+ */
 export function workspaceCheck(
   actor: Actor,
   workspace: string,
   action: WorkspaceAction,
   paths: readonly unknown[] = [],
+  file?: unknown,
 ): Check {
   return async (ctx) => {
     validateWorkspaceName(workspace);
     // The workspace and the actor's membership in one query; the call reuses the row.
-    const found = await ctx.store.findWorkspaceWithRole(workspace, actor.principalId);
+    const path = filePathOrUndefined(file);
+    const found =
+      path === undefined
+        ? await ctx.store.findWorkspaceWithRole(workspace, actor.principalId)
+        : await ctx.store.findWorkspaceWithRoleAndEntry(workspace, actor.principalId, path);
     if (!found) throw workspaceNotFound(workspace);
     const role = roleWithin(actor, found.workspace, found.role);
     authorizeRole(
@@ -245,6 +254,16 @@ export function workspaceCheck(
       paths.map((p) => normalizePath(p)),
     );
   };
+}
+
+/** `input` as a file path, or undefined if it is none (the operation reports that itself). */
+function filePathOrUndefined(input: unknown): string | undefined {
+  if (input === undefined) return undefined;
+  try {
+    return normalizeFilePath(input);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Authorises an action outside any workspace (admin, creating workspaces, accepting transfers). */

@@ -53,12 +53,22 @@ export type { EngineServices } from './calls.js';
 
 const NO_CHECK: Check = async () => undefined;
 
-function checkOf(actor: Actor, access: Access<never>, workspace: unknown, args: never): Check {
-  if (typeof access === 'function') return checkOf(actor, access(args), workspace, args);
+/** Operations that read one file's head: their authorisation looks its entry up as well. */
+const FILE_READS: ReadonlySet<OperationName> = new Set(['readFile', 'readText']);
+
+function checkOf(
+  actor: Actor,
+  access: Access<never>,
+  workspace: unknown,
+  args: never,
+  file: unknown,
+): Check {
+  if (typeof access === 'function') return checkOf(actor, access(args), workspace, args, file);
   if ('global' in access) return globalCheck(actor, access.global);
   if ('self' in access) return NO_CHECK;
   // A workspace name that is not a string is refused by the check's validation.
-  return workspaceCheck(actor, workspace as string, access.workspace, access.paths?.(args) ?? []);
+  const paths = access.paths?.(args) ?? [];
+  return workspaceCheck(actor, workspace as string, access.workspace, paths, file);
 }
 
 /** The engine behind the Satchel interface, acting as one actor. */
@@ -116,7 +126,13 @@ export class LocalSatchel extends operationMethods() implements SatchelEngine {
       this.services,
       this.actor,
       call,
-      checkOf(this.actor, spec.access as Access<never>, workspace, argv),
+      checkOf(
+        this.actor,
+        spec.access as Access<never>,
+        workspace,
+        argv,
+        FILE_READS.has(name) ? args[spec.args.findIndex(([arg]) => arg === 'path')] : undefined,
+      ),
       (ctx) => run(ctx, args, this.services),
     );
   }

@@ -64,6 +64,69 @@ const BLOB_COLUMNS = [
   'blobs.created_at as b_created_at',
 ] as const;
 
+/** An entry's columns prefixed `e_`, for a row that also holds a workspace's (both have `seq`). */
+const ENTRY_COLUMNS = [
+  'entries.path as e_path',
+  'entries.parent as e_parent',
+  'entries.type as e_type',
+  'entries.seq as e_seq',
+  'entries.size as e_size',
+  'entries.hash as e_hash',
+  'entries.content_type as e_content_type',
+  'entries.author as e_author',
+  'entries.session as e_session',
+  'entries.modified_at as e_modified_at',
+] as const;
+
+/**
+ * A read's whole lookup in one statement: the workspace `name`, the role `principalId` holds in
+ * it (null: no member), and the entry at `path` with its blob's columns (null: none).
+ */
+export const WORKSPACE_ROLE_ENTRY = prepared(
+  (db: Kysely<Database>, name: string, principalId: string, path: string) =>
+    db
+      .selectFrom('workspaces')
+      .leftJoin('members', (join) =>
+        join
+          .onRef('members.workspace_id', '=', 'workspaces.id')
+          .on('members.principal_id', '=', principalId),
+      )
+      .leftJoin('entries', (join) =>
+        join.onRef('entries.workspace_id', '=', 'workspaces.id').on('entries.path', '=', path),
+      )
+      .leftJoin('blobs', 'blobs.hash', 'entries.hash')
+      .selectAll('workspaces')
+      .select('members.role as member_role')
+      .select(ENTRY_COLUMNS)
+      .select(BLOB_COLUMNS)
+      .where('workspaces.name', '=', name),
+);
+
+type WorkspaceRoleEntryRow = Awaited<ReturnType<typeof WORKSPACE_ROLE_ENTRY>>[number];
+
+export function toWorkspaceRoleEntry(row: WorkspaceRoleEntryRow): {
+  workspace: WorkspaceRecord;
+  role: Role | null;
+  entry: { entry: EntryRecord; blob: BlobRecord | undefined } | undefined;
+} {
+  const { workspace, role } = toWorkspaceWithRole(row);
+  if (row.e_path === null) return { workspace, role, entry: undefined };
+  const entry = toEntry({
+    workspace_id: workspace.id,
+    path: row.e_path,
+    parent: row.e_parent as string,
+    type: row.e_type as EntryRow['type'],
+    seq: row.e_seq as number,
+    size: row.e_size as number,
+    hash: row.e_hash,
+    content_type: row.e_content_type,
+    author: row.e_author as string,
+    session: row.e_session,
+    modified_at: row.e_modified_at as number,
+  });
+  return { workspace, role, entry: { entry, blob: joinedBlob(row) } };
+}
+
 /**
  * The version of `path` current at `seq` (the newest with seq ≤ it) and, for a file, its blob's
  * columns (prefixed `b_`): a read `at` a past seq in one statement, as ENTRY_WITH_BLOB is at the head.

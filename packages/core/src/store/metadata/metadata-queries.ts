@@ -20,8 +20,10 @@ import {
   ENTRY_WITH_BLOB,
   entriesWithBlobs,
   toEntryWithBlob,
+  toWorkspaceRoleEntry,
   toWorkspaceWithRole,
   WORKSPACE_BY_NAME,
+  WORKSPACE_ROLE_ENTRY,
   WORKSPACE_WITH_ROLE,
 } from './hot-queries.js';
 import { InvitationQueries } from './invitation-queries.js';
@@ -130,6 +132,19 @@ export class MetadataQueries {
   ): Promise<{ workspace: WorkspaceRecord; role: Role | null } | undefined> {
     const [row] = await WORKSPACE_WITH_ROLE(this.db, this.dialect, name, principalId);
     return row && toWorkspaceWithRole(row);
+  }
+
+  /**
+   * The workspace `name`, the role `principalId` holds in it, and the entry at `path` with its
+   * blob (undefined: none there): what a read of one file looks up, in one query.
+   */
+  async findWorkspaceWithRoleAndEntry(
+    name: string,
+    principalId: string,
+    path: string,
+  ): Promise<ReturnType<typeof toWorkspaceRoleEntry> | undefined> {
+    const [row] = await WORKSPACE_ROLE_ENTRY(this.db, this.dialect, name, principalId, path);
+    return row && toWorkspaceRoleEntry(row);
   }
 
   async listWorkspaces(afterName: string | null, limit: number): Promise<WorkspaceRecord[]> {

@@ -1,0 +1,56 @@
+/**
+ * What a read of one file costs the embedded store: one SQL statement finds the workspace, the
+ * caller's role in it, the file's entry and its inline bytes (the audit entry is group-committed
+ * apart). Counted on better-sqlite3's statements, whatever runs them.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { openTemp, readAll } from '../test-support/temp.js';
+
+const require = createRequire(import.meta.url);
+const Database = require('better-sqlite3') as typeof import('better-sqlite3');
+
+/** The SQL of every statement better-sqlite3 runs while `fn` does. */
+async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+  const db = new Database(':memory:');
+  const proto = Object.getPrototypeOf(db.prepare('select 1')) as Record<string, unknown>;
+  db.close();
+  const sources: string[] = [];
+  const originals = (['run', 'get', 'all', 'iterate'] as const).map((method) => {
+    const original = proto[method] as (...args: unknown[]) => unknown;
+    proto[method] = function (this: { source: string }, ...args: unknown[]) {
+      sources.push(this.source);
+      return original.apply(this, args);
+    };
+    return [method, original] as const;
+  });
+  try {
+    await fn();
+  } finally {
+    for (const [method, original] of originals) proto[method] = original;
+  }
+  return sources;
+}
+
+describe.skipIf(process.env.SATCHEL_TEST_METADATA === 'postgres')('reading one file', () => {
+  it('looks up the workspace, the role, the entry and its bytes in one statement', async () => {
+    const { satchel } = await openTemp();
+    await satchel.writeFile('ws', '/a.txt', 'hello\nworld\n');
+    let body = '';
+    const read = await statementsOf(async () => {
+      body = (await readAll((await satchel.readFile('ws', '/a.txt')).body)).toString();
+    });
+    expect(body).toBe('hello\nworld\n');
+    expect(read).toHaveLength(1);
+    expect(read[0]).toMatch(
+      /from "workspaces" left join "members".* left join "entries".* left join "blobs"/,
+    );
+    const text = await statementsOf(() => satchel.readText('ws', '/a.txt', { offset: 2 }));
+    expect(text).toHaveLength(1);
+    // A missing file is still one statement, and its NOT_FOUND names it.
+    const missing = await statementsOf(() =>
+      expect(satchel.readFile('ws', '/nope.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' }),
+    );
+    expect(missing).toHaveLength(1);
+  });
+});
