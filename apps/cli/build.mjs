@@ -1,0 +1,69 @@
+/**
+ * Builds the `satchel` binary: src/main.ts and everything it imports, our packages and their
+ * dependencies, as one esbuild bundle in dist/ (main.js, the chunks its commands load on first
+ * use, and core's grep worker). Loading a few large files instead of ~680 modules halves the
+ * start of a command (docs/benchmarks.md, CLI cold start). Types are checked by `typecheck`.
+ *
+ * What the bundle still looks up at run time resolves from this package, as if its code were
+ * here: better-sqlite3 (native), the modules core and the API require lazily or by path
+ * (mime-types, pg, the AWS SDK, swagger-ui-dist, htmx.org; dependencies of this package), the
+ * `../package.json` beside dist/, and the web app's stylesheets and scripts, copied to assets/.
+ */
+import { cp, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const { dependencies } = JSON.parse(await readFile(join(here, 'package.json'), 'utf8'));
+
+/** Packages the bundle leaves out (native, or found by path at run time), and a file of each. */
+const LOOKED_UP = {
+  'better-sqlite3': 'better-sqlite3',
+  'mime-types': 'mime-types',
+  pg: 'pg',
+  '@aws-sdk/client-s3': '@aws-sdk/client-s3',
+  'swagger-ui-dist': 'swagger-ui-dist/package.json',
+  'htmx.org': 'htmx.org/dist/htmx.min.js',
+};
+
+await rm(join(here, 'dist'), { recursive: true, force: true });
+await build({
+  absWorkingDir: here,
+  entryPoints: { main: 'src/main.ts', 'grep-worker': '@satchel/core/grep-worker' },
+  outdir: 'dist',
+  entryNames: '[name]',
+  chunkNames: 'chunk-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  jsx: 'automatic',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  external: [
+    ...Object.keys(LOOKED_UP),
+    // Optional speed-ups of ws and ink's devtools, absent unless installed.
+    ...['bufferutil', 'utf-8-validate', 'react-devtools-core'],
+  ],
+  // CommonJS code inside an ES module bundle still calls `require` for Node's own modules.
+  banner: {
+    js: "import { createRequire as __satchelRequire } from 'node:module'; const require = __satchelRequire(import.meta.url);",
+  },
+});
+
+// Every run-time lookup must resolve from here: fail the build, not a user's command.
+for (const [name, path] of Object.entries(LOOKED_UP)) {
+  if (!(name in dependencies)) throw new Error(`build.mjs: ${name} must be a dependency`);
+  require.resolve(path);
+}
+
+// The web app reads its assets from ../assets beside its code, which is now dist/.
+const web = join(dirname(require.resolve('@satchel/web')), '..');
+await rm(join(here, 'assets'), { recursive: true, force: true });
+await cp(join(web, 'assets'), join(here, 'assets'), { recursive: true });
