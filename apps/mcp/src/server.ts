@@ -25,8 +25,11 @@ import { transferTools } from './tools/transfers.js';
 import { treeTools } from './tools/tree.js';
 import { workspaceTools } from './tools/workspaces.js';
 
-// src/ and dist/ both sit one level below the package root.
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+// Through the package's name, not `../package.json`: the CLI's bundle holds this module in its own
+// dist/, one level below the CLI's package.json.
+const { version } = createRequire(import.meta.url)('@satchel/mcp/package.json') as {
+  version: string;
+};
 
 export interface McpServerOptions {
   /** Default workspace of every tool (`--workspace`, SATCHEL_WORKSPACE). */

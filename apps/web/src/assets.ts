@@ -11,6 +11,9 @@ interface Asset {
 
 function load(): Record<string, Asset> {
   const require = createRequire(import.meta.url);
+  // Through the package's name, not `../assets`: the same path from dist/, from src/ and from the
+  // CLI's bundle, whose modules sit in another package's dist/.
+  const own = (file: string): string => require.resolve(`@satchel/web/assets/${file}`);
   return {
     'htmx.min.js': {
       type: 'text/javascript; charset=utf-8',
@@ -18,20 +21,19 @@ function load(): Record<string, Asset> {
     },
     'upload.js': {
       type: 'text/javascript; charset=utf-8',
-      body: readFileSync(new URL('../assets/upload.js', import.meta.url)),
+      body: readFileSync(own('upload.js')),
     },
     'files.css': {
       type: 'text/css; charset=utf-8',
-      body: readFileSync(new URL('../assets/files.css', import.meta.url)),
+      body: readFileSync(own('files.css')),
     },
     'comments.js': {
       type: 'text/javascript; charset=utf-8',
-      body: readFileSync(new URL('../assets/comments.js', import.meta.url)),
+      body: readFileSync(own('comments.js')),
     },
     'app.css': {
       type: 'text/css; charset=utf-8',
-      // Beside src/ and dist/ alike: the package ships the folder.
-      body: readFileSync(new URL('../assets/app.css', import.meta.url)),
+      body: readFileSync(own('app.css')),
     },
   };
 }
