@@ -5,11 +5,13 @@
  * start of a command (docs/benchmarks.md, CLI cold start). Types are checked by `typecheck`.
  *
  * What the bundle still looks up at run time resolves from this package, as if its code were
- * here: better-sqlite3 (native), the modules core and the API require lazily or by path
- * (mime-types, pg, the AWS SDK, swagger-ui-dist, htmx.org; dependencies of this package), the
- * `../package.json` beside dist/, and the web app's stylesheets and scripts, copied to assets/.
+ * here: better-sqlite3 (native), the modules core, the API and the web app require lazily or by
+ * path (mime-types, pg, the AWS SDK, swagger-ui-dist, htmx.org; dependencies of this package),
+ * and the packages that find their own files by name (`@satchel/web/assets/*`,
+ * `@satchel/mcp/package.json`), which are dependencies already. `../package.json` beside dist/
+ * is this package's, as it was for tsc's output.
  */
-import { cp, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,8 +64,6 @@ for (const [name, path] of Object.entries(LOOKED_UP)) {
   if (!(name in dependencies)) throw new Error(`build.mjs: ${name} must be a dependency`);
   require.resolve(path);
 }
-
-// The web app reads its assets from ../assets beside its code, which is now dist/.
-const web = join(dirname(require.resolve('@satchel/web')), '..');
-await rm(join(here, 'assets'), { recursive: true, force: true });
-await cp(join(web, 'assets'), join(here, 'assets'), { recursive: true });
+// And the files our packages find through their names.
+for (const path of ['@satchel/web/assets/app.css', '@satchel/mcp/package.json'])
+  require.resolve(path);
