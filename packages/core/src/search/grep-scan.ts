@@ -1,9 +1,10 @@
 /**
  * The matching half of `grep`: files' text, line by line, against a literal or an RE2 pattern,
  * within a hit limit and a deadline. Plain data in and out, and no engine imports, so
- * the same code runs on the calling thread and in a grep worker (grep-worker.ts).
+ * the same code runs on the calling thread and in a grep worker (grep-worker.ts). RE2 matchers
+ * are built in grep-re2.ts, which only the worker loads: re2js is a quarter of a megabyte that
+ * no other command needs at start.
  */
-import { RE2JS } from 're2js';
 
 /** Longest line text in a hit; longer lines are cut around the match. */
 export const MAX_HIT_TEXT = 300;
@@ -33,33 +34,15 @@ export interface Matcher {
   readonly programSize: number;
 }
 
-/**
- * Builds the matcher of `spec`. Throws re2js's error for a pattern RE2 cannot compile (grep.ts
- * has a worker compile each pattern first, and turns that into INVALID_INPUT).
- */
-export function buildMatcher(spec: MatcherSpec): Matcher {
-  if (spec.kind === 'literal') {
-    const { text: literal } = spec;
-    return {
-      fixed: true,
-      programSize: 0,
-      anywhere: (text) => text.includes(literal),
-      find: (line) => {
-        const at = line.indexOf(literal);
-        return at === -1 ? null : [at, at + literal.length];
-      },
-    };
-  }
-  const line = RE2JS.compile(spec.source, spec.flags);
-  // Multi-line: ^ and $ also match at line breaks, so a match in a line is one in the file.
-  const file = RE2JS.compile(spec.source, spec.flags | RE2JS.MULTILINE);
+/** The matcher of a case-sensitive literal: `indexOf`, no RE2. */
+export function literalMatcher(literal: string): Matcher {
   return {
-    fixed: spec.fixed,
-    programSize: line.programSize(),
-    anywhere: (text) => file.test(text),
-    find: (text) => {
-      const m = line.matcher(text);
-      return m.find() ? [m.start(), m.end()] : null;
+    fixed: true,
+    programSize: 0,
+    anywhere: (text) => text.includes(literal),
+    find: (line) => {
+      const at = line.indexOf(literal);
+      return at === -1 ? null : [at, at + literal.length];
     },
   };
 }

@@ -5,7 +5,8 @@
  * deadline is stopped by killing this thread.
  */
 import { parentPort } from 'node:worker_threads';
-import { buildMatcher, type Matcher, type MatcherSpec, scanBatch } from './grep-scan.js';
+import { buildMatcher } from './grep-re2.js';
+import { type Matcher, type MatcherSpec, scanBatch } from './grep-scan.js';
 import type { WorkerJob, WorkerReply } from './grep-workers.js';
 
 const port = parentPort;

@@ -17,7 +17,6 @@ import {
   type GrepResult,
   type GrepStop,
 } from '@satchel/client/schemas/index.js';
-import { RE2JS } from 're2js';
 import { resolveAt } from '../kernel/at.js';
 import { blobBytes, isBinary, requireBlob } from '../kernel/content.js';
 import { type EngineContext, requireWorkspace } from '../kernel/context.js';
@@ -25,7 +24,7 @@ import type { EntryRecord } from '../store/metadata/metadata-store.js';
 import { filesOf } from './grep-files.js';
 import {
   type BatchOutcome,
-  buildMatcher,
+  literalMatcher,
   type Matcher,
   type MatcherSpec,
   type ScanFile,
@@ -81,8 +80,10 @@ async function compilePattern(
   const caseSensitive = options.caseSensitive ?? true;
   if (!regex && caseSensitive) {
     const spec: MatcherSpec = { kind: 'literal', text: pattern };
-    return { spec, local: buildMatcher(spec) };
+    return { spec, local: literalMatcher(pattern) };
   }
+  // Loaded here, not at start: only a regex or case-insensitive search needs RE2's quoting.
+  const { RE2JS } = await import('re2js');
   const spec: MatcherSpec = {
     kind: 're2',
     source: regex ? pattern : RE2JS.quote(pattern),
