@@ -139,6 +139,17 @@ function unauthenticatedHint(remote: boolean): string {
     : 'check the key given to --as; the admin lists keys with `satchel keys ls --all`';
 }
 
+/** What to check when something Satchel depends on did not answer: the service that failed. */
+function unavailableHint(data: Record<string, unknown>, remote: boolean): string {
+  if (data.provider === 'codesandbox') {
+    return 'check the network and CSB_API_KEY (CodeSandbox did not answer), then retry';
+  }
+  // From a server, UNAVAILABLE is its 503: it runs, but its own storage did not answer.
+  return remote
+    ? "the server at SATCHEL_URL cannot reach its storage now: retry, or check the server's database"
+    : 'check that the database is running and reachable, then retry';
+}
+
 function hintFor(error: SatchelError, command: string, remote: boolean): string | undefined {
   const { data } = error;
   if (typeof data.hint === 'string') return data.hint;
@@ -179,7 +190,7 @@ function hintFor(error: SatchelError, command: string, remote: boolean): string 
     case 'INTEGRITY':
       return 'run `satchel fsck` to check the data directory';
     case 'UNAVAILABLE':
-      return 'check that the database is running and reachable, then retry';
+      return unavailableHint(data, remote);
     default:
       return undefined;
   }

@@ -124,6 +124,16 @@ describe('describeError', () => {
     expect(remote).not.toContain('--as');
   });
 
+  it('names the service that did not answer in the hint of UNAVAILABLE', () => {
+    const hint = (data: Record<string, unknown>, remote: boolean) =>
+      describeError(new SatchelError('UNAVAILABLE', 'down', data), 'ls', false, remote).lines[1];
+    expect(hint({}, false)).toMatch(/^hint: check that the database is running/);
+    expect(hint({}, true)).toMatch(/^hint: the server at SATCHEL_URL cannot reach its storage/);
+    const sandbox = hint({ provider: 'codesandbox', call: 'create' }, false);
+    expect(sandbox).toMatch(/CSB_API_KEY/);
+    expect(sandbox).not.toContain('database');
+  });
+
   it('never shows a stack unless debugging', () => {
     const error = new TypeError('x is undefined');
     expect(describeError(error, 'ls', false).lines.join('\n')).not.toContain(' at ');
