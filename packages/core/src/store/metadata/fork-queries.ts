@@ -7,6 +7,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ForkRecord } from './records.js';
 import type { Database, ForksTable } from './tables.js';
+import { VERSION_COLUMNS } from './write-queries.js';
 
 function toFork(row: Selectable<ForksTable>): ForkRecord {
   return {
@@ -20,23 +21,6 @@ function toFork(row: Selectable<ForksTable>): ForkRecord {
     createdAt: Number(row.created_at),
   };
 }
-
-const VERSION_COLUMNS = [
-  'path',
-  'seq',
-  'op',
-  'type',
-  'deleted',
-  'hash',
-  'size',
-  'content_type',
-  'author',
-  'session',
-  'message',
-  'origin_path',
-  'origin_seq',
-  'created_at',
-] as const;
 
 /**
  * The parent directory of `path`, in SQL both dialects run: strip the last segment's characters

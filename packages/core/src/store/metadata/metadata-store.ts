@@ -42,9 +42,15 @@ export const STORAGE_FORMAT = '1';
 /** Outcome of one operation of a batch: its value, or the error that rolled back its changes. */
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
-/** Workspaces already read, by name: a cache for the reads of one call (`forCall`). */
-export class WorkspaceRows {
+type EntryWithBlob = Awaited<ReturnType<MetadataQueries['getEntryWithBlob']>>;
+
+/**
+ * What one call has read already (`forCall`): workspaces by name, and the entry its
+ * authorisation looked up for a read of one file, until the read takes it.
+ */
+export class CallRows {
   readonly #rows = new Map<string, Promise<WorkspaceRecord | undefined>>();
+  #entry: { workspaceId: string; path: string; found: EntryWithBlob } | undefined;
 
   /** The workspace `name`, read with `read` the first time only. */
   get(
@@ -68,27 +74,32 @@ export class WorkspaceRows {
   peek(name: string): Promise<WorkspaceRecord | undefined> | undefined {
     return this.#rows.get(name);
   }
+
+  /** Keeps the entry (with its blob; undefined: none) found at `path` for the call's read. */
+  keepEntry(workspaceId: string, path: string, found: EntryWithBlob): void {
+    this.#entry = { workspaceId, path, found };
+  }
+
+  /** The kept entry of `path`, once: `{ found }`, or undefined when none was kept for it. */
+  takeEntry(workspaceId: string, path: string): { found: EntryWithBlob } | undefined {
+    const kept = this.#entry;
+    this.#entry = undefined;
+    return kept?.workspaceId === workspaceId && kept.path === path ? kept : undefined;
+  }
 }
 
 /** The store: reads, transactions, and batches of independent operations in one commit. */
 export class MetadataStore extends MetadataQueries {
-  readonly #workspaces: WorkspaceRows | null;
-  #prefetched:
-    | {
-        workspaceId: string;
-        path: string;
-        found: Awaited<ReturnType<MetadataQueries['getEntryWithBlob']>>;
-      }
-    | undefined;
+  readonly #call: CallRows | null;
 
   constructor(
     db: Kysely<Database>,
     dialect: SqlDialectInfo,
-    workspaces: WorkspaceRows | null = null,
+    call: CallRows | null = null,
     parent?: MetadataStore,
   ) {
     super(db, dialect, parent);
-    this.#workspaces = workspaces;
+    this.#call = call;
   }
 
   /**
@@ -96,12 +107,12 @@ export class MetadataStore extends MetadataQueries {
    * authorisation and again by the operation. Transactions still read their own rows.
    */
   forCall(): MetadataStore {
-    return new MetadataStore(this.db, this.dialect, new WorkspaceRows(), this);
+    return new MetadataStore(this.db, this.dialect, new CallRows(), this);
   }
 
   override findWorkspace(name: string): Promise<WorkspaceRecord | undefined> {
     const read = () => super.findWorkspace(name);
-    return this.#workspaces ? this.#workspaces.get(name, read) : read();
+    return this.#call ? this.#call.get(name, read) : read();
   }
 
   override async findWorkspaceWithRole(
@@ -109,7 +120,7 @@ export class MetadataStore extends MetadataQueries {
     principalId: string,
   ): Promise<{ workspace: WorkspaceRecord; role: Role | null } | undefined> {
     const found = await super.findWorkspaceWithRole(name, principalId);
-    this.#workspaces?.seed(name, Promise.resolve(found?.workspace));
+    this.#call?.seed(name, Promise.resolve(found?.workspace));
     return found;
   }
 
@@ -123,9 +134,8 @@ export class MetadataStore extends MetadataQueries {
     path: string,
   ): ReturnType<MetadataQueries['findWorkspaceWithRoleAndEntry']> {
     const found = await super.findWorkspaceWithRoleAndEntry(name, principalId, path);
-    this.#workspaces?.seed(name, Promise.resolve(found?.workspace));
-    if (found && this.#workspaces)
-      this.#prefetched = { workspaceId: found.workspace.id, path, found: found.entry };
+    this.#call?.seed(name, Promise.resolve(found?.workspace));
+    if (found) this.#call?.keepEntry(found.workspace.id, path, found.entry);
     return found;
   }
 
@@ -133,17 +143,13 @@ export class MetadataStore extends MetadataQueries {
     workspaceId: string,
     path: string,
   ): ReturnType<MetadataQueries['getEntryWithBlob']> {
-    const prefetched = this.#prefetched;
-    this.#prefetched = undefined;
-    if (prefetched?.workspaceId === workspaceId && prefetched.path === path) {
-      return Promise.resolve(prefetched.found);
-    }
-    return super.getEntryWithBlob(workspaceId, path);
+    const kept = this.#call?.takeEntry(workspaceId, path);
+    return kept ? Promise.resolve(kept.found) : super.getEntryWithBlob(workspaceId, path);
   }
 
   /** The row of `name` as this call already read it (`forCall`), or undefined if it has not. */
   workspaceReadByCall(name: string): Promise<WorkspaceRecord | undefined> | undefined {
-    return this.#workspaces?.peek(name);
+    return this.#call?.peek(name);
   }
 
   /** Creates or upgrades the schema and records the storage format (docs/storage.md). */

@@ -65,25 +65,27 @@ export const PUT_ENTRY = preparedInsert<'entries', Insertable<EntriesTable>>(
   { deferrable: true },
 );
 
+/** A version's columns but its workspace: what a fork copies from another workspace's rows. */
+export const VERSION_COLUMNS = [
+  'path',
+  'seq',
+  'op',
+  'type',
+  'deleted',
+  'hash',
+  'size',
+  'content_type',
+  'author',
+  'session',
+  'message',
+  'origin_path',
+  'origin_seq',
+  'created_at',
+] as const satisfies readonly (keyof VersionsTable)[];
+
 export const INSERT_VERSION = preparedInsert<'versions', Insertable<VersionsTable>>(
   'versions',
-  [
-    'workspace_id',
-    'path',
-    'seq',
-    'op',
-    'type',
-    'deleted',
-    'hash',
-    'size',
-    'content_type',
-    'author',
-    'session',
-    'message',
-    'origin_path',
-    'origin_seq',
-    'created_at',
-  ],
+  ['workspace_id', ...VERSION_COLUMNS],
   undefined,
   { deferrable: true },
 );
