@@ -21,14 +21,17 @@ import {
   written,
 } from './apply-context.js';
 import { batches, raced, readAll, typeMismatch, unchangedSince } from './apply-parts.js';
+import { type BatchHost, type Download, downloadInBatches, type Upload } from './batch-apply.js';
+import { uploadInBatches } from './batch-upload.js';
 import {
-  type BatchHost,
-  type Download,
-  downloadInBatches,
-  type Upload,
-  uploadInBatches,
-} from './batch-apply.js';
-import { conflictPath, type LocalFile, type RemoteFile, type SyncAction } from './plan.js';
+  conflictPath,
+  type HashedFile,
+  hashed,
+  type LocalFile,
+  type RemoteFile,
+  type SyncAction,
+} from './plan.js';
+import { hashFile, withHash } from './scan.js';
 import type { FileState } from './state.js';
 import { SymlinkInPathError, type WrittenFile } from './tree.js';
 
@@ -114,7 +117,7 @@ export class Applier implements BatchHost {
       const batchable =
         action.kind === 'upload' &&
         action.local.size <= BATCH_FILE_MAX &&
-        !this.ctx.remoteHashes.has(action.local.hash);
+        (action.local.hash === null || !this.ctx.remoteHashes.has(action.local.hash));
       if (batchable) small.push(action);
       else rest.push(action);
     }
@@ -160,6 +163,7 @@ export class Applier implements BatchHost {
       await this.run(action);
     } catch (error) {
       if (raced(error)) this.result.retry++;
+      else if (action.kind === 'upload' && this.unreadable(action, error)) return;
       else if (error instanceof SymlinkInPathError) this.refused(action.path, error);
       // REDACTED: an owner removed this content for good, nothing to sync. TOO_LARGE: the
       // tree cannot hold a file this large (a sandbox's cap). Reported; the rest goes on.
@@ -171,6 +175,21 @@ export class Applier implements BatchHost {
     } finally {
       this.tick(1);
     }
+  }
+
+  /**
+   * Whether `error`, met reading the file of `upload`, is a refusal of the tree, now reported:
+   * a link on the way (`symlink`), a file too large for the tree to read (`too_large`, as the
+   * scan reports it). A file gone since the scan is left to the next pass.
+   */
+  unreadable(upload: Upload, error: unknown): boolean {
+    if (error instanceof SymlinkInPathError) this.refused(upload.path, error);
+    else if (isSatchelError(error, 'TOO_LARGE')) {
+      const detail = error.message;
+      this.result.skipped.push({ path: upload.local.name, reason: 'too_large', detail });
+    } else if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') this.result.retry++;
+    else return false;
+    return true;
   }
 
   refused(path: string, error: SymlinkInPathError): void {
@@ -185,8 +204,10 @@ export class Applier implements BatchHost {
       case 'forget':
         return state.delete(action.path);
       case 'upload': {
-        const info = await this.upload(action.path, action.local, action.ifMatch);
-        return state.set(action.path, this.stateOf(info, action.local));
+        const local =
+          action.local.hash === null ? await hashFile(this.ctx.tree, action.local) : action.local;
+        const info = await this.upload(action.path, hashed(local), action.ifMatch);
+        return state.set(action.path, this.stateOf(info, local));
       }
       case 'download':
         return this.download(action.path, action.remote, action.expect);
@@ -237,7 +258,7 @@ export class Applier implements BatchHost {
     );
   }
 
-  private async upload(path: string, local: LocalFile, ifMatch: number | null): Promise<FileInfo> {
+  private async upload(path: string, local: HashedFile, ifMatch: number | null): Promise<FileInfo> {
     const { satchel, workspace } = this.ctx;
     const options = {
       ...(ifMatch === null ? { ifNoneMatch: '*' as const } : { ifMatch }),
@@ -287,12 +308,12 @@ export class Applier implements BatchHost {
       try {
         content = await readAll(this.ctx.tree.read(action.local.name));
       } catch (error) {
-        if (!(error instanceof SymlinkInPathError)) throw error;
-        this.refused(action.path, error);
+        if (!this.unreadable(action, error)) throw error;
         this.tick(1);
         continue;
       }
-      batch.push(action);
+      const { local } = action;
+      batch.push(local.hash === null ? { ...action, local: withHash(local, content) } : action);
       files.push({
         path: action.path,
         content,
@@ -345,7 +366,7 @@ export class Applier implements BatchHost {
    */
   private async conflict(
     path: string,
-    local: LocalFile,
+    local: HashedFile,
     remote: RemoteFile,
     base: FileState | null,
   ): Promise<void> {
@@ -358,7 +379,7 @@ export class Applier implements BatchHost {
     const keptAs = conflictPath(path, label, now, this.ctx.taken);
     const keptName = `${local.name.slice(0, local.name.lastIndexOf('/') + 1)}${keptAs.slice(keptAs.lastIndexOf('/') + 1)}`;
     await tree.rename(local.name, keptName);
-    const moved: LocalFile = { ...local, path: keptAs, name: keptName };
+    const moved: HashedFile = { ...local, path: keptAs, name: keptName };
     const keptInfo = await this.upload(keptAs, moved, null);
     await state.set(keptAs, this.stateOf(keptInfo, moved));
     await state.set(path, written(remote, await this.fetch(path, remote, local.name)));

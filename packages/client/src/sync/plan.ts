@@ -24,9 +24,24 @@ export interface LocalFile {
   readonly name: string;
   readonly size: number;
   readonly mtimeMs: number;
-  readonly hash: string;
+  /**
+   * SHA-256 of the content; null for a small file new to both sides (no state, not in the
+   * workspace), whose content is read once, when it is uploaded, and hashed then (scan.ts).
+   */
+  readonly hash: string | null;
   /** The tree's inode number, where it has one (see TreeEntry). */
   readonly ino?: number;
+}
+
+/** A tree file whose content has been hashed. */
+export interface HashedFile extends LocalFile {
+  readonly hash: string;
+}
+
+/** `file`, known to be hashed: the scan hashes every file it compares (scan.ts, `hashListed`). */
+export function hashed(file: LocalFile): HashedFile {
+  if (file.hash === null) throw new Error(`${file.path} was compared before it was hashed`);
+  return file as HashedFile;
 }
 
 export interface RemoteFile {
@@ -50,7 +65,7 @@ export type SyncAction =
   | {
       kind: 'conflict';
       path: string;
-      local: LocalFile;
+      local: HashedFile;
       remote: RemoteFile;
       base: FileState | null;
     };
@@ -130,6 +145,8 @@ function decide(
   r: RemoteFile | undefined,
   b: FileState | undefined,
 ): SyncAction | 'kept' | null {
+  // A file is left unhashed only when neither side has anything to compare it with.
+  if (l && (r || b)) hashed(l);
   if (l?.hash === r?.hash) {
     if (l && r) return samePair(b, l, r) ? null : { kind: 'record', path, file: inStep(l, r) };
     return b ? { kind: 'forget', path } : null;
@@ -166,7 +183,7 @@ function decide(
   if (!r) return mode === 'pull' ? (b ? { kind: 'forget', path } : 'kept') : upload(l);
   if (mode === 'push') return upload(l);
   if (mode === 'pull') return download(r);
-  return { kind: 'conflict', path, local: l, remote: r, base: b ?? null };
+  return { kind: 'conflict', path, local: hashed(l), remote: r, base: b ?? null };
 }
 
 /** The link of `links` that `path` is, or lies beneath; null when none. */

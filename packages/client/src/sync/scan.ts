@@ -10,11 +10,13 @@ import type { Satchel } from '../operations/satchel.js';
 import { normalizePath } from '../paths.js';
 import type { SyncSkipped } from '../schemas/sync.js';
 import type { IgnoreRules } from './ignore.js';
-import type { LocalFile, RemoteFile } from './plan.js';
+import type { HashedFile, LocalFile, RemoteFile } from './plan.js';
 import type { SyncState } from './state.js';
 import { SymlinkInPathError, type SyncTree, type TreeEntry } from './tree.js';
 
 const HASH_CONCURRENCY = 4;
+/** Files new to the tree up to this size may wait to be hashed until they are uploaded. */
+export const DEFERRED_MAX = 256 * 1024;
 const LIST_PAGE = 1000;
 
 export interface Scan {
@@ -27,16 +29,16 @@ export interface Scan {
   readonly treeExists: boolean;
 }
 
-async function hashContent(
-  source: AsyncIterable<Uint8Array>,
-): Promise<{ hash: string; size: number }> {
+/** `file` with the SHA-256 of `content`, its bytes as read. */
+export function withHash(file: LocalFile, content: Uint8Array): HashedFile {
+  return { ...file, hash: createHash('sha256').update(content).digest('hex') };
+}
+
+/** `file` with the SHA-256 of its content as the tree reads it now. */
+export async function hashFile(tree: SyncTree, file: LocalFile): Promise<HashedFile> {
   const hash = createHash('sha256');
-  let size = 0;
-  for await (const piece of source) {
-    hash.update(piece);
-    size += piece.byteLength;
-  }
-  return { hash: hash.digest('hex'), size };
+  for await (const piece of tree.read(file.name)) hash.update(piece);
+  return { ...file, hash: hash.digest('hex') };
 }
 
 /** The workspace path of a tree path, or null when the name cannot be one. */
@@ -48,11 +50,49 @@ export function workspacePath(name: string): string | null {
   }
 }
 
-function localFile(path: string, entry: TreeEntry, hash: string): LocalFile {
+function localFile(path: string, entry: TreeEntry, hash: string | null): LocalFile {
   const { size, mtimeMs, ino } = entry;
   return ino === undefined
     ? { path, name: entry.path, size, mtimeMs, hash }
     : { path, name: entry.path, size, mtimeMs, hash, ino };
+}
+
+/** What a scan found besides the files: reported skips, links and files it could not read. */
+type Findings = Omit<Scan, 'local' | 'treeExists'>;
+
+/**
+ * Hashes `files` into `local` (HASH_CONCURRENCY at once). A file that turns out to be beneath a
+ * link, too large for the tree or gone is left out of `local` and reported in `findings`.
+ */
+async function hashInto(
+  files: readonly LocalFile[],
+  tree: SyncTree,
+  local: Map<string, LocalFile>,
+  { skipped, links, unread }: Findings,
+): Promise<void> {
+  await eachLimit(files, HASH_CONCURRENCY, async (file) => {
+    const { path, name } = file;
+    try {
+      local.set(path, await hashFile(tree, file));
+    } catch (error) {
+      local.delete(path);
+      if (error instanceof SymlinkInPathError) {
+        skipped.push({ path: name, reason: 'symlink', detail: error.message });
+        links.add(path);
+        const link = workspacePath(error.link);
+        if (link !== null) links.add(link);
+        return;
+      }
+      if (isSatchelError(error, 'TOO_LARGE')) {
+        // Reported and left alone on both sides: not taken for a deletion.
+        skipped.push({ path: name, reason: 'too_large', detail: error.message });
+        unread.add(path);
+        return;
+      }
+      // Deleted between the listing and the read: it is simply not there.
+      if ((error as NodeJS.ErrnoException | null)?.code !== 'ENOENT') throw error;
+    }
+  });
 }
 
 /**
@@ -62,16 +102,20 @@ function localFile(path: string, entry: TreeEntry, hash: string): LocalFile {
  * whose folder turned into a link after the listing is refused by the tree's `read` and
  * treated the same; a file the tree refuses to read as TOO_LARGE is reported and held. Entries
  * are deduplicated by path (a watch cycle may stat one link twice).
+ *
+ * With `deferNew`, a file of at most DEFERRED_MAX bytes that the state does not know is left
+ * unhashed (`hash: null`): if the workspace has no file there either (`hashListed`), it is
+ * uploaded, and read once, then — an initial push reads each file once, not twice.
  */
 export async function classify(
   entries: readonly TreeEntry[],
   tree: SyncTree,
   rules: IgnoreRules,
   state: SyncState,
+  { deferNew = false }: { readonly deferNew?: boolean } = {},
 ): Promise<Omit<Scan, 'treeExists'>> {
-  const skipped: SyncSkipped[] = [];
-  const links = new Set<string>();
-  const unread = new Set<string>();
+  const findings: Findings = { skipped: [], links: new Set(), unread: new Set() };
+  const { skipped, links } = findings;
   const found = new Map<string, TreeEntry>();
   const seen = new Set<string>();
   for (const entry of entries) {
@@ -99,7 +143,7 @@ export async function classify(
     }
   }
   const local = new Map<string, LocalFile>();
-  const toHash: Array<[string, TreeEntry]> = [];
+  const toHash: LocalFile[] = [];
   for (const [path, entry] of found) {
     const known = state.get(path);
     if (
@@ -110,42 +154,37 @@ export async function classify(
     ) {
       local.set(path, localFile(path, entry, known.hash));
     } else {
-      toHash.push([path, entry]);
+      const file = localFile(path, entry, null);
+      if (deferNew && !known && entry.size <= DEFERRED_MAX) local.set(path, file);
+      else toHash.push(file);
     }
   }
-  await eachLimit(toHash, HASH_CONCURRENCY, async ([path, entry]) => {
-    try {
-      const { hash } = await hashContent(tree.read(entry.path));
-      local.set(path, localFile(path, entry, hash));
-    } catch (error) {
-      if (error instanceof SymlinkInPathError) {
-        skipped.push({ path: entry.path, reason: 'symlink', detail: error.message });
-        links.add(path);
-        const link = workspacePath(error.link);
-        if (link !== null) links.add(link);
-        return;
-      }
-      if (isSatchelError(error, 'TOO_LARGE')) {
-        // Reported and left alone on both sides: not taken for a deletion.
-        skipped.push({ path: entry.path, reason: 'too_large', detail: error.message });
-        unread.add(path);
-        return;
-      }
-      // Deleted between the listing and the read: it is simply not there.
-      if ((error as NodeJS.ErrnoException | null)?.code !== 'ENOENT') throw error;
-    }
-  });
-  return { local, skipped, links, unread };
+  await hashInto(toHash, tree, local, findings);
+  return { local, ...findings };
+}
+
+/**
+ * Hashes the files a scan deferred (`deferNew`) where `remote` has a file at the same path: the
+ * plan compares those. The others stay unhashed, uploads that read and hash their content.
+ */
+export async function hashListed(
+  scan: Omit<Scan, 'treeExists'>,
+  remote: ReadonlyMap<string, RemoteFile>,
+  tree: SyncTree,
+): Promise<void> {
+  const toHash = [...scan.local.values()].filter((f) => f.hash === null && remote.has(f.path));
+  await hashInto(toHash, tree, scan.local, scan);
 }
 
 export async function scanTree(
   tree: SyncTree,
   rules: IgnoreRules,
   state: SyncState,
+  options: { readonly deferNew?: boolean } = {},
 ): Promise<Scan> {
   const treeExists = await tree.exists();
   const entries = treeExists ? await tree.list((dir) => rules.ignores(dir, true)) : [];
-  return { ...(await classify(entries, tree, rules, state)), treeExists };
+  return { ...(await classify(entries, tree, rules, state, options)), treeExists };
 }
 
 /**

@@ -26,7 +26,7 @@ import {
   restoreNotice,
   withoutRestored,
 } from './restore.js';
-import { classify, listRemote, scanTree } from './scan.js';
+import { classify, hashListed, listRemote, scanTree } from './scan.js';
 import { settle, settledListing } from './settled.js';
 import { SyncState } from './state.js';
 import type { SyncTree, TreeEntry } from './tree.js';
@@ -182,7 +182,9 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     // before the scan, so that the round trip overlaps the stat walk.
     const head = satchel.getWorkspace(workspace);
     head.catch(() => undefined);
-    const scan = await scanTree(tree, rules, state);
+    // New small files wait to be hashed: those the workspace has too are hashed below, the
+    // rest as they are uploaded (read once, not twice).
+    const scan = await scanTree(tree, rules, state, { deferNew: true });
     cursor = (await head).seq;
     // The workspace has not moved since the state matched it: the state is its listing.
     const redacted: string[] = [];
@@ -190,6 +192,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     fromState = saved !== null;
     const remote = saved ?? (await listRemote(satchel, workspace, rules, redacted));
     listed = remote;
+    await hashListed(scan, remote, tree);
     const reset = isReset({
       stateFound: state.found,
       knownFiles: state.size,

@@ -213,3 +213,47 @@ describe('syncOnce between two trees and one workspace', () => {
     expect(copy.digest('hex')).toBe(digest);
   });
 });
+
+describe('syncOnce reads a new file once', () => {
+  /** A tree that counts the reads of each file. */
+  class CountingTree extends LocalTree {
+    readonly reads = new Map<string, number>();
+    override read(path: string): AsyncGenerator<Uint8Array> {
+      this.reads.set(path, (this.reads.get(path) ?? 0) + 1);
+      return super.read(path);
+    }
+  }
+
+  it.each([true, false])(
+    'uploading it (batch transfer: %s), and hashes the ones it compares',
+    async (batchTransfer) => {
+      const { satchel, a } = await setup();
+      await satchel.createWorkspace('ws').catch(() => undefined);
+      for (let i = 0; i < 40; i++) await put(a, `new/f${i}.txt`, `file ${i}\n`);
+      await put(a, 'same.txt', 'same on both sides\n');
+      await put(a, 'differs.txt', 'the tree says this\n');
+      await satchel.writeFile('ws', '/same.txt', 'same on both sides\n');
+      await satchel.writeFile('ws', '/differs.txt', 'the workspace says that\n');
+      const tree = new CountingTree(a);
+      const report = await syncOnce({ satchel, workspace: 'ws', tree, label: 'a', batchTransfer });
+      // /differs.txt: both sides new and different, so compared: a conflict, the tree's copy
+      // kept (uploaded beside it) and the workspace's downloaded.
+      expect(report).toMatchObject({ uploaded: 41, downloaded: 1 });
+      expect(report.conflicts).toMatchObject([{ path: '/differs.txt' }]);
+      expect(await text(a, 'differs.txt')).toBe('the workspace says that\n');
+      for (let i = 0; i < 40; i++) {
+        expect((await catFile(satchel, `/new/f${i}.txt`)).toString()).toBe(`file ${i}\n`);
+      }
+      if (batchTransfer) {
+        for (let i = 0; i < 40; i++) expect(tree.reads.get(`new/f${i}.txt`)).toBe(1);
+      }
+      // Hashed to be compared, and found in step: read once, never uploaded.
+      expect(tree.reads.get('same.txt')).toBe(1);
+      // The hashes recorded are the content's: the next cycle reads nothing and moves nothing.
+      const again = new CountingTree(a);
+      const quiet = await syncOnce({ satchel, workspace: 'ws', tree: again, label: 'a' });
+      expect(quiet).toMatchObject({ uploaded: 0, downloaded: 0, conflicts: [] });
+      expect(again.reads.size).toBe(0);
+    },
+  );
+});
