@@ -27,6 +27,8 @@ export interface Scan {
   /** Workspace paths of tree files too large for the tree to read: held by the plan. */
   readonly unread: Set<string>;
   readonly treeExists: boolean;
+  /** Files found exactly as the state records them (size, mtime and inode). */
+  readonly asRecorded: number;
 }
 
 /** `file` with the SHA-256 of `content`, its bytes as read. */
@@ -58,7 +60,7 @@ function localFile(path: string, entry: TreeEntry, hash: string | null): LocalFi
 }
 
 /** What a scan found besides the files: reported skips, links and files it could not read. */
-type Findings = Omit<Scan, 'local' | 'treeExists'>;
+type Findings = Pick<Scan, 'skipped' | 'links' | 'unread'>;
 
 /**
  * Hashes `files` into `local` (HASH_CONCURRENCY at once). A file that turns out to be beneath a
@@ -144,6 +146,7 @@ export async function classify(
   }
   const local = new Map<string, LocalFile>();
   const toHash: LocalFile[] = [];
+  let asRecorded = 0;
   for (const [path, entry] of found) {
     const known = state.get(path);
     if (
@@ -152,6 +155,7 @@ export async function classify(
       known.mtimeMs === entry.mtimeMs &&
       (known.ino === undefined || known.ino === entry.ino)
     ) {
+      if (known.ino === entry.ino) asRecorded++;
       local.set(path, localFile(path, entry, known.hash));
     } else {
       const file = localFile(path, entry, null);
@@ -160,7 +164,7 @@ export async function classify(
     }
   }
   await hashInto(toHash, tree, local, findings);
-  return { local, ...findings };
+  return { local, ...findings, asRecorded };
 }
 
 /**
@@ -168,7 +172,7 @@ export async function classify(
  * plan compares those. The others stay unhashed, uploads that read and hash their content.
  */
 export async function hashListed(
-  scan: Omit<Scan, 'treeExists'>,
+  scan: Pick<Scan, 'local' | 'skipped' | 'links' | 'unread'>,
   remote: ReadonlyMap<string, RemoteFile>,
   tree: SyncTree,
 ): Promise<void> {

@@ -19,14 +19,19 @@ const FEED_PAGE = 1000;
 /** Beyond this many changes since the listing, checking costs more than the next listing. */
 const MAX_FEED_EVENTS = 50_000;
 
+/** Whether the saved position still holds: the workspace is at it (`head`), under the same rules. */
+export function positionHolds(state: SyncState, rules: IgnoreRules, head: number): boolean {
+  const settled = state.settled;
+  return settled !== null && settled.seq === head && settled.rules === rules.key;
+}
+
 /** The workspace's files as the state records them, when the saved position still holds. */
 export function settledListing(
   state: SyncState,
   rules: IgnoreRules,
   head: number,
 ): Map<string, RemoteFile> | null {
-  const settled = state.settled;
-  if (settled === null || settled.seq !== head || settled.rules !== rules.key) return null;
+  if (!positionHolds(state, rules, head)) return null;
   const remote = new Map<string, RemoteFile>();
   for (const [path, file] of state.files()) {
     remote.set(path, { path, seq: file.seq, hash: file.hash, size: file.size });

@@ -26,8 +26,8 @@ import {
   restoreNotice,
   withoutRestored,
 } from './restore.js';
-import { classify, hashListed, listRemote, scanTree } from './scan.js';
-import { settle, settledListing } from './settled.js';
+import { classify, hashListed, listRemote, type Scan, scanTree } from './scan.js';
+import { positionHolds, settle, settledListing } from './settled.js';
 import { SyncState } from './state.js';
 import type { SyncTree, TreeEntry } from './tree.js';
 
@@ -73,6 +73,27 @@ export interface SyncOptions {
   readonly restored?: boolean;
   /** Send even restore-like absences (restore.ts) to the workspace as deletions. */
   readonly deleteRestored?: boolean;
+}
+
+/**
+ * A cycle with nothing to do: the workspace is at the saved position (`holds`), and the tree
+ * holds exactly the files the state records, each as recorded (size, mtime, inode), with no
+ * link or unreadable file among them. Planned, every path would be in step.
+ */
+function quiet(scan: Scan, state: SyncState, holds: boolean): boolean {
+  return (
+    holds &&
+    state.size > 0 &&
+    scan.asRecorded === state.size &&
+    scan.local.size === state.size &&
+    scan.links.size === 0 &&
+    scan.unread.size === 0
+  );
+}
+
+/** The plan of a quiet cycle (`quiet`) over `known` files. */
+function inStep(known: number): Plan {
+  return { actions: [], unchanged: known, kept: [], held: [], deletes: 0, known, stopped: null };
 }
 
 /** Cycles a one-shot sync runs when changes raced it, before it leaves them to the next run. */
@@ -186,6 +207,14 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     // rest as they are uploaded (read once, not twice).
     const scan = await scanTree(tree, rules, state, { deferNew: true });
     cursor = (await head).seq;
+    if (pass === 0 && quiet(scan, state, positionHolds(state, rules, cursor))) {
+      // Neither side moved since the state matched both: every path is in step, no plan needed.
+      first = { plan: inStep(state.size), reset: false, restore: null };
+      total.skipped.push(...scan.skipped);
+      unchanged = state.size;
+      fromState = true;
+      break;
+    }
     // The workspace has not moved since the state matched it: the state is its listing.
     const redacted: string[] = [];
     const saved = settledListing(state, rules, cursor);

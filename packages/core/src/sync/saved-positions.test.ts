@@ -2,6 +2,7 @@
  * Cheap rescans and saved positions: a cycle against a workspace that has not moved since the
  * state matched it lists nothing and hashes nothing; any other writer's change is still seen.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Satchel } from '@satchel/client/operations/satchel.js';
@@ -172,5 +173,29 @@ describe('saved positions', () => {
       unchanged: 12,
     });
     expect(counted.reads()).toBe(0);
+  });
+});
+
+describe('a cycle with nothing to do', () => {
+  it('reports what it skips, and a file touched since the last cycle is recorded again', async () => {
+    const { satchel } = await openTemp();
+    const dir = await tempDir('quiet-');
+    for (let i = 0; i < 12; i++) await put(dir, `d${i % 2}/f${i}.txt`, `file ${i}\n`);
+    execFileSync('mkfifo', [join(dir, 'pipe')]);
+    const sync = (tree: SyncTree) => syncOnce({ satchel, workspace: 'ws', tree });
+    expect(await sync(new LocalTree(dir))).toMatchObject({ uploaded: 12 });
+    const skipped = [{ path: 'pipe', reason: 'special_file' }];
+    const quiet = readCounting(dir);
+    expect(await sync(quiet.tree)).toMatchObject({ uploaded: 0, unchanged: 12, skipped });
+    expect(quiet.reads()).toBe(0);
+
+    // Same content, a new mtime: hashed, found in step and recorded, not uploaded.
+    await utimes(join(dir, 'd0/f0.txt'), new Date(), new Date(Date.now() + 5000));
+    const touched = readCounting(dir);
+    expect(await sync(touched.tree)).toMatchObject({ uploaded: 0, downloaded: 0, skipped });
+    expect(touched.reads()).toBe(1);
+    const after = readCounting(dir);
+    expect(await sync(after.tree)).toMatchObject({ uploaded: 0, unchanged: 12, skipped });
+    expect(after.reads()).toBe(0);
   });
 });
