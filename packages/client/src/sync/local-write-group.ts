@@ -3,7 +3,7 @@
  * targets and are flushed together before each is renamed into place (local-tree.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, fsync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { at, type Folders } from './folders.js';
@@ -53,6 +53,12 @@ interface Pending {
   /** Its name in the target's folder (TEMP_PREFIX and a random id). */
   readonly temp: string;
   readonly fd: number;
+}
+
+/** A flushed file of a write group: what the tree records of it once renamed into place. */
+interface Flushed extends Pending {
+  /** From its descriptor: a rename keeps size, mtime and inode. */
+  readonly written: WrittenFile;
 }
 
 /** A file of the group whose folders could not be made: its outcome at the commit. */
@@ -114,26 +120,29 @@ export class LocalWriteGroup implements TreeWriteGroup {
     this.#pending = [];
     this.#refused = [];
     this.bytes = 0;
+    let flushed: Flushed[];
     try {
       await Promise.all(pending.map((p) => fsyncAsync(p.fd)));
+      flushed = pending.map((p) => {
+        const st = fstatSync(p.fd);
+        return { ...p, written: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } };
+      });
     } catch (error) {
       await this.#remove(pending);
       throw error;
     } finally {
       for (const p of pending) closeSync(p.fd);
     }
-    for (const { path, temp } of pending) {
+    for (const { path, temp, written } of flushed) {
       const { parts, name } = split(path);
       try {
-        const written = await this.folders.make(parts, async (folder) => {
+        await this.folders.make(parts, async (folder) => {
           try {
             renameSync(at(folder, temp), at(folder, name));
           } catch (error) {
             unlinkQuietly(at(folder, temp));
             throw error;
           }
-          const st = lstatSync(at(folder, name));
-          return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
         });
         out.push({ path, written });
       } catch (error) {
