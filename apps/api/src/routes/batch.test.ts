@@ -187,6 +187,23 @@ describe('sync over HTTP with batch transfer', () => {
     ).toBe(61);
     expect(await manifest(b)).toEqual(await manifest(a));
     expect(calls.filter((p) => p.includes('/batch/')).length).toBeGreaterThan(0);
+
+    // Only small new files: the scan hashed none, so the first batch call is a window's. A new
+    // client, which has not yet found the routes missing.
+    await remote.createWorkspace('old-small');
+    const c = join(root, 'old-small');
+    await mkdir(join(c, 's'), { recursive: true });
+    for (let i = 0; i < 30; i++) await writeFile(join(c, 's', `f${i}.txt`), `small ${i}\n`);
+    const before = calls.length;
+    const small = await syncOnce({
+      satchel: new RemoteSatchel({ url: server.url, token: opened.adminKey, fetch: oldServer }),
+      workspace: 'old-small',
+      batchTransfer: true,
+      tree: new LocalTree(c),
+    });
+    expect(small).toMatchObject({ uploaded: 30, retry: 0 });
+    expect(calls.slice(before).filter((p) => p.includes('/batch/')).length).toBeGreaterThan(0);
+    expect(await remoteManifest(remote, 'old-small')).toEqual(await manifest(c));
   });
 });
 

@@ -241,18 +241,20 @@ export async function uploadInBatches(
   const { satchel, remoteHashes } = host.ctx;
   if (uploads.length === 0 || !canBatch(satchel)) return uploads;
   const known = new Set(remoteHashes);
+  const toSend = (u: Upload) =>
+    u.local.hash !== null && known.has(u.local.hash) ? 0 : u.local.size;
   try {
     const hashes = uploads.flatMap((u) => (u.local.hash === null ? [] : [u.local.hash]));
     await negotiate(host, hashes, known);
+    await eachLimit(chunks(uploads, UPLOAD_FILES, toSend), UPLOAD_REQUESTS, (chunk) =>
+      uploadChunk(host, chunk, known),
+    );
   } catch (error) {
+    // The first batch call found no route (a server without them; with only unhashed files,
+    // that is a window's question or the upload itself): nothing went up in batches.
     if (!isMissingRoute(error)) throw error;
     withoutBatch.add(satchel);
     return uploads;
   }
-  const toSend = (u: Upload) =>
-    u.local.hash !== null && known.has(u.local.hash) ? 0 : u.local.size;
-  await eachLimit(chunks(uploads, UPLOAD_FILES, toSend), UPLOAD_REQUESTS, (chunk) =>
-    uploadChunk(host, chunk, known),
-  );
   return [];
 }
