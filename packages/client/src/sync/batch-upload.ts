@@ -13,6 +13,7 @@ import { SatchelError } from '../errors.js';
 import type { UploadEntry } from '../operations/satchel.js';
 import { isMissingRoute } from '../remote/batch-calls.js';
 import { HAVE_MAX_HASHES } from '../schemas/index.js';
+import { resumed } from '../transfer/batch-tar.js';
 import {
   type BatchHost,
   canBatch,
@@ -101,22 +102,8 @@ async function open(host: BatchHost, action: Upload, known: ReadonlySet<string>)
       return { action: { ...action, local: file }, entry: { ...entry, content } };
     }
     const iterator = host.ctx.tree.read(local.name)[Symbol.asyncIterator]();
-    const first = await iterator.next();
-    async function* content(): AsyncGenerator<Uint8Array> {
-      if (first.done) return;
-      yield first.value;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return;
-        yield next.value;
-      }
-    }
-    const entry = {
-      path: action.path,
-      size: local.size,
-      content: content(),
-      ...conditions(action),
-    };
+    const content = resumed(iterator, await iterator.next());
+    const entry = { path: action.path, size: local.size, content, ...conditions(action) };
     return {
       action,
       entry: local.hash === null ? entry : { ...entry, hash: local.hash },

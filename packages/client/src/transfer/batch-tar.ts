@@ -112,6 +112,17 @@ class Packer {
   }
 }
 
+/**
+ * The rest of a stream whose first piece was read already (to open its file before it is
+ * sent): `first`, then what `iterator` still yields.
+ */
+export async function* resumed(
+  iterator: AsyncIterator<Uint8Array>,
+  first: IteratorResult<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
+  for (let next = first; !next.done; next = await iterator.next()) yield next.value;
+}
+
 async function whole(body: AsyncIterable<Uint8Array>, size: number): Promise<Uint8Array> {
   const pieces: Uint8Array[] = [];
   for await (const piece of exactly(body, size)) pieces.push(piece);
@@ -182,15 +193,7 @@ export function packUpload(
           if (failed?.(entry, error)) continue;
           throw error;
         }
-        body = (async function* rest() {
-          if (first.done) return;
-          yield first.value;
-          for (;;) {
-            const next = await iterator.next();
-            if (next.done) return;
-            yield next.value;
-          }
-        })();
+        body = resumed(iterator, first);
         if (size === undefined) {
           throw new SatchelError('INVALID_INPUT', `${entry.path}: a streamed entry needs its size`);
         }
