@@ -31,6 +31,23 @@ const LOOKED_UP = {
   'htmx.org': 'htmx.org/dist/htmx.min.js',
 };
 
+/**
+ * zod's `z` namespace re-exports every locale (~300 KB of its ~570 KB here) and esbuild keeps
+ * all of a namespace that is used as an object. Only English is used (zod imports it itself,
+ * from locales/en.js), so `z.locales` is left empty: every command compiles less at start.
+ */
+const zodLocales = {
+  name: 'zod-locales',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, ({ importer }) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(importer)
+        ? { path: 'zod-locales', namespace: 'stub' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({ contents: 'export {};' }));
+  },
+};
+
 await rm(join(here, 'dist'), { recursive: true, force: true });
 await build({
   absWorkingDir: here,
@@ -48,6 +65,7 @@ await build({
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
+  plugins: [zodLocales],
   external: [
     ...Object.keys(LOOKED_UP),
     // Optional speed-ups of ws and ink's devtools, absent unless installed.

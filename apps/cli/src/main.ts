@@ -1,7 +1,14 @@
 #!/usr/bin/env node
 /** Entry point of the `satchel` binary: the only module that touches `process`. */
 import { isatty } from 'node:tty';
+import { setFlagsFromString } from 'node:v8';
 import { run } from './program.js';
+
+// fetch's HTTP parser is WebAssembly, which Node 20 also compiles with the optimising tier on
+// a background thread, and the process waits for that at exit: ~130 ms of a command against a
+// server (docs/benchmarks.md, CLI cold start). The baseline tier parses a response's head and
+// framing fast enough for a command line, long-running sync included.
+setFlagsFromString('--liftoff-only');
 
 // A reader that stops early (`satchel cat big.log | head`) is not an error: end quietly.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

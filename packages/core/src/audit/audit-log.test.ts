@@ -52,7 +52,9 @@ async function openStore(file: string): Promise<MetadataStore> {
   return store;
 }
 
-async function setup(options: { flushDelayMs?: number; dir?: string } = {}) {
+async function setup(
+  options: { flushDelayMs?: number; checkpointDelayMs?: number; dir?: string } = {},
+) {
   const dir = options.dir ?? (await tempDir('satchel-audit-'));
   const store = await openStore(join(dir, 'satchel.db'));
   const committer = new GroupCommitter(store);
@@ -62,7 +64,8 @@ async function setup(options: { flushDelayMs?: number; dir?: string } = {}) {
     return committer.run(op);
   };
   const checkpointFile = join(dir, 'audit.checkpoint');
-  const audit = new AuditLog({ store, run, checkpointFile, flushDelayMs: options.flushDelayMs });
+  const { flushDelayMs, checkpointDelayMs } = options;
+  const audit = new AuditLog({ store, run, checkpointFile, flushDelayMs, checkpointDelayMs });
   // Closed before the store (closers run last-in, first-out), as the engine must do.
   closers.push(() => audit.close());
   return { dir, store, committer, audit, checkpointFile, runs: () => runs };
@@ -336,6 +339,19 @@ describe('AuditLog checkpoint', () => {
     expect(await readCheckpointFile(s.checkpointFile)).toEqual(head.head);
     expect(head.checkpoint).toBe('matched');
     expect((await readdir(s.dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('close() writes the checkpoint at once instead of waiting out the delay', async () => {
+    // A one-shot command (the CLI's `ls`) closes right after its read: a minute's delay would
+    // hold its exit, and this test, for that minute.
+    const s = await setup({ checkpointDelayMs: 60_000 });
+    const recorded = s.audit.record(input(1));
+    await s.audit.close();
+    await recorded;
+    expect(await readCheckpointFile(s.checkpointFile)).toEqual({
+      idx: 1,
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
   });
 
   it('does not move a checkpoint that the log no longer matches', async () => {

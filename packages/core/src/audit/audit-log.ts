@@ -92,6 +92,8 @@ export class AuditLog {
   #checkpointRunning: Promise<void> | null = null;
   readonly #checkpointDelayMs: number;
   #checkpointQueued: Promise<void> | null = null;
+  /** Ends the queued checkpoint's wait at once (close: nothing more will share it). */
+  #hurry: (() => void) | null = null;
   /** The newest entry this process saw committed (`checkpoint(committed)`). */
   #committed: Link | null = null;
   #state: 'open' | 'closing' | 'closed' = 'open';
@@ -197,9 +199,16 @@ export class AuditLog {
     // Commits within checkpointDelayMs share one checkpoint write (and its fsync); one that
     // starts while a write runs follows it, since that write may have read an older head.
     const after = this.#checkpointRunning ?? Promise.resolve();
-    const delay = new Promise<void>((resolve) => setTimeout(resolve, this.#checkpointDelayMs));
+    const delay = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.#checkpointDelayMs);
+      this.#hurry = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
     const queued = Promise.all([after, delay]).then(() => {
       this.#checkpointQueued = null;
+      this.#hurry = null;
       return this.#startCheckpoint(file);
     });
     this.#checkpointQueued = queued;
@@ -316,7 +325,11 @@ export class AuditLog {
     if (this.#state !== 'open') return;
     this.#state = 'closing';
     await this.flush();
-    await this.checkpoint();
+    // A process that is closing has no more commits to share the checkpoint with: write it now
+    // (a one-shot CLI command would otherwise wait out the delay before it exits).
+    const last = this.checkpoint();
+    this.#hurry?.();
+    await last;
     this.#state = 'closed';
   }
 }
