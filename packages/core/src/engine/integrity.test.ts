@@ -25,6 +25,10 @@ describe('damaged content', () => {
   it('a damaged small file fails with INTEGRITY and fsck names it', async () => {
     const { satchel, data } = await openTemp();
     const info = await satchel.writeFile('ws', '/small.txt', 'precious');
+    // Read good first: neither the rows the read cache keeps nor the verified copy of the
+    // content (kernel/verified-inline.ts) may hide the damage done after.
+    expect((await catFile(satchel, '/small.txt')).toString()).toBe('precious');
+    expect((await catFile(satchel, '/small.txt')).toString()).toBe('precious');
     const db = new BetterSqlite3(join(data, DATABASE_FILE));
     db.prepare('update blobs set data = ? where hash = ?').run(Buffer.from('tampered'), info.hash);
     db.close();

@@ -61,3 +61,30 @@ it('a lock released in another process wakes a waiting acquireLock here', async 
   expect(lock.path).toBe('/l.txt');
   expect(at - released).toBeLessThan(WOKEN_WITHIN_MS);
 });
+
+// Reads here may come from the connection's read cache (store/metadata/sqlite-read-cache.ts):
+// another process's commit must reach the very next read, with no signal or timer in between.
+it('a write in another process is what the next read here returns', async () => {
+  await satchel.writeFile('ws', '/r.txt', 'mine');
+  for (let n = 0; n < 3; n++) {
+    expect((await satchel.readText('ws', '/r.txt')).text).toBe('mine');
+  }
+  // The child writes the time of its write (Date.now()).
+  const before = Date.now();
+  expect(await child.send('write /r.txt')).toMatch(/^ok \d+ /);
+  const { text } = await satchel.readText('ws', '/r.txt');
+  expect(Number(text)).toBeGreaterThanOrEqual(before);
+});
+
+it('a role taken away in another process refuses the next read here', async () => {
+  await satchel.createPrincipal({ name: 'bot' });
+  await satchel.setMember('ws', 'bot', 'viewer');
+  const { key } = await satchel.createKey({ principal: 'bot' });
+  const bot = satchel.as(await satchel.authenticate(key));
+  await satchel.writeFile('ws', '/r.txt', 'shared');
+  for (let n = 0; n < 3; n++) {
+    expect((await bot.readText('ws', '/r.txt')).text).toBe('shared');
+  }
+  expect(await child.send('unmember bot')).toBe('ok');
+  await expect(bot.readText('ws', '/r.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+});

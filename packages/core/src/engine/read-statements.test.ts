@@ -1,7 +1,9 @@
 /**
  * What a read of one file costs the embedded store: one SQL statement finds the workspace, the
  * caller's role in it, the file's entry and its inline bytes (the audit entry is group-committed
- * apart). Counted on better-sqlite3's statements, whatever runs them.
+ * apart), after one that asks whether the database changed since the rows the read cache keeps
+ * (store/metadata/sqlite-read-cache.ts). Counted on better-sqlite3's statements, whatever runs
+ * them.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
@@ -41,16 +43,35 @@ describe.skipIf(process.env.SATCHEL_TEST_METADATA === 'postgres')('reading one f
       body = (await readAll((await satchel.readFile('ws', '/a.txt')).body)).toString();
     });
     expect(body).toBe('hello\nworld\n');
-    expect(read).toHaveLength(1);
-    expect(read[0]).toMatch(
+    expect(read).toHaveLength(2);
+    expect(read[0]).toMatch(/data_version.*total_changes/);
+    expect(read[1]).toMatch(
       /from "workspaces" left join "members".* left join "entries".* left join "blobs"/,
     );
+    // Nothing changed since: the lookup's rows are the ones kept.
     const text = await statementsOf(() => satchel.readText('ws', '/a.txt', { offset: 2 }));
-    expect(text).toHaveLength(1);
-    // A missing file is still one statement, and its NOT_FOUND names it.
+    expect(text).toEqual([read[0]]);
+    // A missing file is still one lookup, and its NOT_FOUND names it.
     const missing = await statementsOf(() =>
       expect(satchel.readFile('ws', '/nope.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' }),
     );
-    expect(missing).toHaveLength(1);
+    expect(missing).toEqual(read);
+    // A write drops what was kept: the next read looks again, and sees it.
+    await satchel.writeFile('ws', '/a.txt', 'changed');
+    const after = await statementsOf(async () => {
+      body = (await readAll((await satchel.readFile('ws', '/a.txt')).body)).toString();
+    });
+    expect(body).toBe('changed');
+    expect(after).toEqual(read);
+  });
+
+  it('hands each read its own bytes: changing them changes no later read', async () => {
+    const { satchel } = await openTemp();
+    await satchel.writeFile('ws', '/a.txt', 'hello');
+    for (let n = 0; n < 3; n++) {
+      const { bytes } = await satchel.readFile('ws', '/a.txt');
+      expect(Buffer.from(bytes ?? []).toString()).toBe('hello');
+      bytes?.fill(0x78);
+    }
   });
 });

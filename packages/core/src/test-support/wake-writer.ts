@@ -2,7 +2,8 @@
  * Child of processes.test.ts and the wake-up benchmark: an engine on the data directory in
  * argv[2] (workspace argv[3], default `ws`) that runs one command per stdin line and answers one
  * line each: `write <path>` → `ok <seq> <when>` (epoch ms, fractional, once the write is
- * acknowledged), `lock <path>` → `locked <id>`, `release <id>` → `ok`.
+ * acknowledged), `lock <path>` → `locked <id>`, `release <id>` → `ok`, `unmember <principal>` (takes the principal's role in the
+ * workspace away) → `ok`.
  * Prints `ready` once open; closes the engine and exits when stdin ends.
  */
 import { createInterface } from 'node:readline';
@@ -24,6 +25,9 @@ for await (const line of lines) {
       process.stdout.write(`locked ${lock.id}\n`);
     } else if (command === 'release') {
       await satchel.releaseLock(WORKSPACE, arg);
+      process.stdout.write('ok\n');
+    } else if (command === 'unmember') {
+      await satchel.removeMember(WORKSPACE, arg);
       process.stdout.write('ok\n');
     } else {
       process.stdout.write(`error unknown command ${command}\n`);

@@ -100,6 +100,7 @@ export const WORKSPACE_ROLE_ENTRY = prepared(
       .select(ENTRY_COLUMNS)
       .select(BLOB_COLUMNS)
       .where('workspaces.name', '=', name),
+  { cached: true },
 );
 
 type WorkspaceRoleEntryRow = Awaited<ReturnType<typeof WORKSPACE_ROLE_ENTRY>>[number];

@@ -50,9 +50,10 @@ async function run<Row>(
   db: Kysely<Database>,
   { sql, slots }: Template,
   args: readonly unknown[],
+  cached = false,
 ): Promise<Row[]> {
   const params = slots.map((slot) => (slot instanceof Placeholder ? args[slot.index] : slot.value));
-  const rows = directReader(db)?.(sql, params);
+  const rows = directReader(db)?.(sql, params, cached);
   if (rows !== undefined) return rows as Row[];
   return (await db.executeQuery<Row>(CompiledQuery.raw(sql, params))).rows as Row[];
 }
@@ -67,9 +68,13 @@ export type Prepared<Args extends readonly unknown[], Row> = (
 /**
  * Compiles `build` once per dialect; `build` receives the database and one placeholder per
  * declared argument (its parameter list sets how many), used where the argument's value goes.
+ * `cached`: on SQLite, outside a transaction, the rows may come from the connection's read cache,
+ * kept until anything changes (sqlite-read-cache.ts); only for a read whose answer depends on
+ * the database and its arguments alone (no clock).
  */
 export function prepared<Args extends readonly unknown[], Row>(
   build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>,
+  options: { cached?: boolean } = {},
 ): Prepared<Args, Row> {
   const templates = new Map<string, Template>();
   return (db, dialect, ...args) => {
@@ -78,7 +83,7 @@ export function prepared<Args extends readonly unknown[], Row>(
       template = templateOf(build(db, ...(placeholders(build.length - 1) as unknown as Args)));
       templates.set(dialect.name, template);
     }
-    return run<Row>(db, template, args);
+    return run<Row>(db, template, args, options.cached);
   };
 }
 

@@ -16,6 +16,7 @@ import {
 } from 'kysely';
 import type { SqlDialectInfo } from './dialect.js';
 import { SQLITE_FULL_TEXT } from './sqlite-fts.js';
+import { SqliteReadCache } from './sqlite-read-cache.js';
 import type { Database } from './tables.js';
 
 export const SQLITE_DIALECT: SqlDialectInfo = {
@@ -137,10 +138,12 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Kysely<Da
   // Committed rows only: while a transaction is open on the connection, the caller goes through
   // Kysely, which waits for it.
   // A statement that returns no rows (a write) also goes through Kysely outside a transaction.
-  READERS.set(db, (text, params) => {
+  const cache = new SqliteReadCache(raw);
+  READERS.set(db, (text, params, cached) => {
     if (raw.inTransaction) return undefined;
     const statement = prepare(text);
-    return statement.reader ? statement.all(params) : undefined;
+    if (!statement.reader) return undefined;
+    return cached ? cache.read(statement, text, params) : statement.all(params);
   });
   return db;
 }
@@ -163,7 +166,12 @@ function runOn(prepare: CachedStatements, text: string, params: readonly unknown
   return [];
 }
 
-type DirectReader = (text: string, params: readonly unknown[]) => unknown[] | undefined;
+/** `cached`: the rows may come from the connection's read cache (sqlite-read-cache.ts). */
+type DirectReader = (
+  text: string,
+  params: readonly unknown[],
+  cached?: boolean,
+) => unknown[] | undefined;
 
 /** The direct reader of each Kysely instance this module opened (`directReader`). */
 const READERS = new WeakMap<Kysely<Database>, DirectReader>();
