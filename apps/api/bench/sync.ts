@@ -20,6 +20,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { LocalTree, RemoteSatchel, syncOnce } from '@satchel/core';
 import { API_DIR } from './servers.js';
+import { syncFootprint } from './sync-footprint.js';
 
 const MIB = 1024 * 1024;
 const TMP = join(API_DIR, '.bench-tmp', `sync-${process.pid}`);
@@ -107,6 +108,8 @@ async function manifest(root: string): Promise<Map<string, string>> {
 
 interface Server {
   readonly satchel: RemoteSatchel;
+  readonly url: string;
+  readonly key: string;
   stop(): Promise<void>;
 }
 
@@ -139,6 +142,8 @@ async function startServer(): Promise<Server> {
   await satchel.createWorkspace(WORKSPACE);
   return {
     satchel,
+    url,
+    key,
     stop: async () => {
       serverPeakKib = Math.max(serverPeakKib, peakKib(child.pid));
       const exited = once(child, 'exit');
@@ -212,8 +217,7 @@ function modes(): boolean[] {
 const name = (batch: boolean) => (batch ? 'batch' : 'one by one');
 const fmt = (v: readonly number[]) => v.map((x) => x.toFixed(2)).join(', ');
 
-async function main(): Promise<void> {
-  await mkdir(TMP, { recursive: true });
+async function measure(): Promise<void> {
   const tree = join(TMP, 'tree');
   const bytes = await generateTree(tree, FILES, TOTAL_MB);
   const load = (await import('node:os')).loadavg()[0]?.toFixed(1);
@@ -351,11 +355,34 @@ async function main(): Promise<void> {
     }
   } finally {
     await server.stop();
-    await rm(TMP, { recursive: true, force: true });
   }
   const mib = (bytes: number) => `${(bytes / MIB).toFixed(0)} MiB`;
   const phases = [...clientPeak].map(([phase, rss]) => `${phase} ${mib(rss)}`).join(', ');
-  console.log(`  peak RSS: client ${phases}; servers ${mib(serverPeakKib * 1024)}`);
+  console.log(`  peak RSS in this process: client ${phases}; servers ${mib(serverPeakKib * 1024)}`);
+
+  // The CLI in processes of its own: what a sandbox running `satchel sync` holds.
+  execFileSync('rm', ['-rf', join(tree, '.satchel-sync')]);
+  const empty = join(TMP, 'footprint-rehydrate');
+  await mkdir(empty);
+  const fresh = await startServer();
+  try {
+    const steps = await syncFootprint({ ...fresh, workspace: WORKSPACE }, tree, empty, FILES);
+    const line = steps
+      .map((s) => `${s.mode} ${s.peakMib.toFixed(0)} MiB (${s.seconds.toFixed(2)} s)`)
+      .join(', ');
+    const push = steps[0]?.peakMib ?? Number.NaN;
+    console.log(
+      `  peak RSS of \`satchel sync\` in its own process: ${line}; push target < 300 MB ` +
+        `${push * MIB <= 300e6 ? 'PASS' : 'MISS'}`,
+    );
+  } finally {
+    await fresh.stop();
+  }
 }
 
-await main();
+await mkdir(TMP, { recursive: true });
+try {
+  await measure();
+} finally {
+  await rm(TMP, { recursive: true, force: true });
+}

@@ -42,6 +42,11 @@ export interface Io {
    * behaviour; absent where nothing can stop the run.
    */
   readonly untilStopped?: () => Promise<string>;
+  /**
+   * Asks the process to keep its heap close to what is live, for a command that holds a record
+   * per file of a large tree (`sync`); absent where the process is not the command's own.
+   */
+  readonly compactHeap?: () => void;
 }
 
 /** Options every command accepts (declared on the root program). */

@@ -30,6 +30,10 @@ process.exitCode = await run(process.argv.slice(2), {
   // Asked of the descriptor: process.stdin would open the stream.
   stdinIsTTY: isatty(0),
   // Listening only once asked: a second signal then finds no listener and ends the process.
+  // V8 lets the heap grow to 2–4× what is live between full collections: a sync of 100,000
+  // files held ~75 MB and peaked at ~350 MB of RSS; growing by 30 % at most it peaks at
+  // ~250–270 MB, no slower (docs/benchmarks.md, issue 19).
+  compactHeap: () => setFlagsFromString('--heap-growing-percent=30'),
   untilStopped: () =>
     new Promise((resolve) => {
       const stop = (signal: NodeJS.Signals) => {

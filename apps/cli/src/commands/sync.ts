@@ -134,6 +134,7 @@ export function registerSyncCommands(program: Command, ctx: Context): void {
         return;
       }
       if (statusDir !== undefined) throw usageError(`unexpected argument ${statusDir}`);
+      run.io.compactHeap?.();
       const root = resolve(run.io.cwd, dir);
       const workspace = run.workspace();
       const satchel = await run.satchel();

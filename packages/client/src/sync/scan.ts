@@ -33,14 +33,25 @@ export interface Scan {
 
 /** `file` with the SHA-256 of `content`, its bytes as read. */
 export function withHash(file: LocalFile, content: Uint8Array): HashedFile {
-  return { ...file, hash: createHash('sha256').update(content).digest('hex') };
+  return hashedAs(file, createHash('sha256').update(content).digest('hex'));
 }
 
 /** `file` with the SHA-256 of its content as the tree reads it now. */
 export async function hashFile(tree: SyncTree, file: LocalFile): Promise<HashedFile> {
   const hash = createHash('sha256');
   for await (const piece of tree.read(file.name)) hash.update(piece);
-  return { ...file, hash: hash.digest('hex') };
+  return hashedAs(file, hash.digest('hex'));
+}
+
+/**
+ * `file` with `hash`, built field by field: V8 gives a spread copy of an object with a
+ * fractional field (mtimeMs) a hidden class of its own, ~250 bytes more per file held.
+ */
+function hashedAs(file: LocalFile, hash: string): HashedFile {
+  const { path, name, size, mtimeMs, ino } = file;
+  return ino === undefined
+    ? { path, name, size, mtimeMs, hash }
+    : { path, name, size, mtimeMs, hash, ino };
 }
 
 /** The workspace path of a tree path, or null when the name cannot be one. */
