@@ -25,9 +25,17 @@ interface Kept {
 
 export class SqliteReadCache {
   readonly #version: BetterSqlite3.Statement;
-  #seen: string | null = null;
+  /** The version the kept rows and the asked keys belong to. */
+  #current: string | null = null;
   readonly #kept = new Map<string, Kept>();
   #bytes = 0;
+  /**
+   * Keys asked since the version last changed, as far as anyone checked: a row is kept on its
+   * second asking. Reads spread over many files, each asked once between commits, then cost
+   * no version check half the time and no copy at all. Only ever a hint: kept rows alone are
+   * answers, and they are always checked against the version.
+   */
+  readonly #asked = new Set<string>();
 
   constructor(raw: BetterSqlite3.Database) {
     this.#version = raw
@@ -37,9 +45,18 @@ export class SqliteReadCache {
 
   /** The rows of `statement` for `params`: kept ones while nothing changed, else read anew. */
   read(statement: BetterSqlite3.Statement, sql: string, params: readonly unknown[]): unknown[] {
-    const version = this.#version.get() as string;
-    if (version !== this.#seen) this.#clear(version);
     const key = `${sql}\0${JSON.stringify(params)}`;
+    if (!this.#asked.has(key)) {
+      if (this.#asked.size >= MAX_ENTRIES) this.#asked.clear();
+      this.#asked.add(key);
+      return statement.all(params);
+    }
+    const version = this.#version.get() as string;
+    if (version !== this.#current) {
+      this.#clear(version);
+      this.#asked.add(key);
+      return statement.all(params);
+    }
     const kept = this.#kept.get(key);
     if (kept) {
       // Most recently used last.
@@ -73,8 +90,9 @@ export class SqliteReadCache {
 
   #clear(version: string): void {
     this.#kept.clear();
+    this.#asked.clear();
     this.#bytes = 0;
-    this.#seen = version;
+    this.#current = version;
   }
 }
 
