@@ -2,6 +2,9 @@
  * `pnpm bench`: the HTTP API on loopback against a Hono route with a constant bearer check and
  * bare node:http servers — 4 KiB GET and PUT (req/s, p99, server CPU µs per request) with
  * autocannon, and lock acquire+release round trips (p50). Targets from issue 15.
+ * BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_LOCKS; BENCH_ONLY (a comma list of
+ * `get`, `put`, `locks`; default all) runs part of it, e.g. `BENCH_ONLY=get` for GET CPU alone;
+ * BENCH_CPU_PROF=<dir> writes a CPU profile of the servers' process there.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -28,6 +31,13 @@ const ROUNDS = envInt('BENCH_ROUNDS', 3);
 const SECONDS = envInt('BENCH_SECONDS', 5);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 10);
 const LOCKS = envInt('BENCH_LOCKS', 500);
+const PARTS = ['get', 'put', 'locks'] as const;
+const ONLY = new Set((process.env.BENCH_ONLY ?? PARTS.join(',')).split(',').map((p) => p.trim()));
+for (const part of ONLY) {
+  if (!(PARTS as readonly string[]).includes(part)) {
+    throw new Error(`BENCH_ONLY: ${part} is not one of ${PARTS.join(', ')}`);
+  }
+}
 
 interface Check {
   readonly name: string;
@@ -255,34 +265,44 @@ async function main(): Promise<void> {
       // Rotating the order, so no side always runs on the warmer machine.
       const sides = ['satchel', 'hono', 'bare'] as const;
       const order = [...sides.slice(round % 3), ...sides.slice(0, round % 3)];
-      for (const side of order) {
+      for (const side of ONLY.has('get') ? order : []) {
         gets[side]?.push(await load(file(urls[side]), 'GET', key, content, cpu));
       }
       const putOrder = round % 2 === 0 ? ['satchel', 'bare+fsync'] : ['bare+fsync', 'satchel'];
-      for (const side of putOrder as (keyof typeof urls)[]) {
+      for (const side of (ONLY.has('put') ? putOrder : []) as (keyof typeof urls)[]) {
         puts[side]?.push(await load(file(urls[side]), 'PUT', key, content, cpu));
       }
       console.log(`  round ${round + 1}/${ROUNDS} done`);
     }
     const checks = [
-      ...compare('GET 4 KiB', 'hono', gets, 0.5),
-      compare('GET 4 KiB', 'bare', gets, 0.2)[0],
-      cpuCheck('GET 4 KiB', gets.satchel ?? [], 200),
-      ...compare('PUT 4 KiB', 'bare+fsync', puts, 1.5),
-      cpuCheck('PUT 4 KiB', puts.satchel ?? [], null),
+      ...(ONLY.has('get')
+        ? [
+            ...compare('GET 4 KiB', 'hono', gets, 0.5),
+            compare('GET 4 KiB', 'bare', gets, 0.2)[0],
+            cpuCheck('GET 4 KiB', gets.satchel ?? [], 200),
+          ]
+        : []),
+      ...(ONLY.has('put')
+        ? [
+            ...compare('PUT 4 KiB', 'bare+fsync', puts, 1.5),
+            cpuCheck('PUT 4 KiB', puts.satchel ?? [], null),
+          ]
+        : []),
     ].filter((c): c is Check => c !== undefined);
-    const p50 = await lockRoundTrips(urls.satchel, key);
-    console.log(
-      `  lock acquire+release over HTTP: p50 ${p50.toFixed(2)} ms (${LOCKS} round trips)`,
-    );
-    checks.push({
-      name: 'lock acquire+release p50',
-      satchel: `${p50.toFixed(2)} ms`,
-      baseline: '-',
-      measured: `${p50.toFixed(2)} ms`,
-      target: '< 2 ms',
-      pass: p50 < 2,
-    });
+    if (ONLY.has('locks')) {
+      const p50 = await lockRoundTrips(urls.satchel, key);
+      console.log(
+        `  lock acquire+release over HTTP: p50 ${p50.toFixed(2)} ms (${LOCKS} round trips)`,
+      );
+      checks.push({
+        name: 'lock acquire+release p50',
+        satchel: `${p50.toFixed(2)} ms`,
+        baseline: '-',
+        measured: `${p50.toFixed(2)} ms`,
+        target: '< 2 ms',
+        pass: p50 < 2,
+      });
+    }
     summary(checks);
     const misses = checks.filter((c) => c.pass === false).length;
     console.log(
