@@ -6,8 +6,8 @@ import { run } from './program.js';
 
 // fetch's HTTP parser is WebAssembly, which Node 20 also compiles with the optimising tier on
 // a background thread, and the process waits for that at exit: ~130 ms of a command against a
-// server (docs/benchmarks.md, CLI cold start). The baseline tier parses a response's head and
-// framing fast enough for a command line, long-running sync included.
+// server (docs/benchmarks.md, "The hot path, fourth pass"). The baseline tier parses a
+// response's head and framing fast enough for a command line, long-running sync included.
 setFlagsFromString('--liftoff-only');
 
 // A reader that stops early (`satchel cat big.log | head`) is not an error: end quietly.
@@ -29,11 +29,11 @@ process.exitCode = await run(process.argv.slice(2), {
   stderrIsTTY: process.stderr.isTTY === true,
   // Asked of the descriptor: process.stdin would open the stream.
   stdinIsTTY: isatty(0),
-  // Listening only once asked: a second signal then finds no listener and ends the process.
-  // V8 lets the heap grow to 2–4× what is live between full collections: a sync of 100,000
-  // files held ~75 MB and peaked at ~350 MB of RSS; growing by 30 % at most it peaks at
-  // ~250–270 MB, no slower (docs/benchmarks.md, issue 19).
+  // V8 lets the heap grow to 2–4× what is live between full collections: a push of 100,000
+  // files held ~75 MB and peaked at ~330 MiB of RSS; growing by 30 % at most it peaks at
+  // ~230–260 MiB, for ~15 % more client CPU (docs/benchmarks.md, issue 19).
   compactHeap: () => setFlagsFromString('--heap-growing-percent=30'),
+  // Listening only once asked: a second signal then finds no listener and ends the process.
   untilStopped: () =>
     new Promise((resolve) => {
       const stop = (signal: NodeJS.Signals) => {
