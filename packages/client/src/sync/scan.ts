@@ -33,25 +33,14 @@ export interface Scan {
 
 /** `file` with the SHA-256 of `content`, its bytes as read. */
 export function withHash(file: LocalFile, content: Uint8Array): HashedFile {
-  return hashedAs(file, createHash('sha256').update(content).digest('hex'));
+  return localFile(file.path, file.name, file, createHash('sha256').update(content).digest('hex'));
 }
 
 /** `file` with the SHA-256 of its content as the tree reads it now. */
 export async function hashFile(tree: SyncTree, file: LocalFile): Promise<HashedFile> {
   const hash = createHash('sha256');
   for await (const piece of tree.read(file.name)) hash.update(piece);
-  return hashedAs(file, hash.digest('hex'));
-}
-
-/**
- * `file` with `hash`, built field by field: V8 gives a spread copy of an object with a
- * fractional field (mtimeMs) a hidden class of its own, ~250 bytes more per file held.
- */
-function hashedAs(file: LocalFile, hash: string): HashedFile {
-  const { path, name, size, mtimeMs, ino } = file;
-  return ino === undefined
-    ? { path, name, size, mtimeMs, hash }
-    : { path, name, size, mtimeMs, hash, ino };
+  return localFile(file.path, file.name, file, hash.digest('hex'));
 }
 
 /** The workspace path of a tree path, or null when the name cannot be one. */
@@ -63,11 +52,20 @@ export function workspacePath(name: string): string | null {
   }
 }
 
-function localFile(path: string, entry: TreeEntry, hash: string | null): LocalFile {
-  const { size, mtimeMs, ino } = entry;
+/**
+ * The record of a file, built field by field: V8 gives a spread copy of an object with a
+ * fractional field (mtimeMs) a hidden class of its own, ~250 bytes more per file held.
+ */
+function localFile<H extends string | null>(
+  path: string,
+  name: string,
+  at: Pick<TreeEntry, 'size' | 'mtimeMs' | 'ino'>,
+  hash: H,
+): LocalFile & { hash: H } {
+  const { size, mtimeMs, ino } = at;
   return ino === undefined
-    ? { path, name: entry.path, size, mtimeMs, hash }
-    : { path, name: entry.path, size, mtimeMs, hash, ino };
+    ? { path, name, size, mtimeMs, hash }
+    : { path, name, size, mtimeMs, hash, ino };
 }
 
 /** What a scan found besides the files: reported skips, links and files it could not read. */
@@ -167,9 +165,9 @@ export async function classify(
       (known.ino === undefined || known.ino === entry.ino)
     ) {
       if (known.ino === entry.ino) asRecorded++;
-      local.set(path, localFile(path, entry, known.hash));
+      local.set(path, localFile(path, entry.path, entry, known.hash));
     } else {
-      const file = localFile(path, entry, null);
+      const file = localFile(path, entry.path, entry, null);
       if (deferNew && !known && entry.size <= DEFERRED_MAX) local.set(path, file);
       else toHash.push(file);
     }
