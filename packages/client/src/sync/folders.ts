@@ -14,6 +14,8 @@
  * holds: openat under another name, usable by every fs call. Where that does not work (macOS,
  * the BSDs: no /proc), each folder is lstat'ed on the way down and verified again after it is
  * created; the window between that check and the use remains there (docs/sync.md says so).
+ * One read-only exception, for speed: a scan stats a folder's entries by name from the root
+ * and checks afterwards that the names still lead to the folder it holds (`stillNamed`).
  *
  * Folders are opened with synchronous calls: one open per level, microseconds on a local disk,
  * and one code path for scans (which are synchronous on purpose, see LocalTree.list) and writes.
@@ -27,6 +29,11 @@ export interface Folder {
   readonly path: string;
   /** The descriptor held open (handle mode), closed by Folders. */
   readonly fd: number | null;
+  /**
+   * This folder by its names from the root. Cheaper for the kernel to resolve than `path`, but
+   * resolved through whatever those names are at the time: see `Folders.stillNamed`.
+   */
+  readonly named: string;
 }
 
 /** The entry `name` of `folder`, for any fs call; a link there is not followed by lstat, etc. */
@@ -76,10 +83,10 @@ export class Folders {
   openRoot(): Folder {
     if (!this.handles) {
       if (!statSync(this.root).isDirectory()) throw notADirectory(this.root);
-      return { path: this.root, fd: null };
+      return { path: this.root, fd: null, named: this.root };
     }
     const fd = openSync(this.root, constants.O_RDONLY | constants.O_DIRECTORY);
-    return { path: `${PROC_FD}/${fd}`, fd };
+    return { path: `${PROC_FD}/${fd}`, fd, named: this.root };
   }
 
   /**
@@ -88,15 +95,16 @@ export class Folders {
    */
   openChild(parent: Folder, name: string, rel: string): Folder {
     const path = at(parent, name);
+    const named = `${parent.named}/${name}`;
     if (!this.handles) {
       const st = lstatSync(path);
       if (st.isSymbolicLink()) throw new SymlinkInPathError(rel);
       if (!st.isDirectory()) throw notADirectory(rel);
-      return { path, fd: null };
+      return { path, fd: null, named };
     }
     try {
       const fd = openSync(path, DIR_FLAGS);
-      return { path: `${PROC_FD}/${fd}`, fd };
+      return { path: `${PROC_FD}/${fd}`, fd, named };
     } catch (error) {
       // O_DIRECTORY | O_NOFOLLOW on a link fails with ENOTDIR on Linux (ELOOP elsewhere):
       // lstat only tells which refusal to report, the open already refused.
@@ -106,6 +114,21 @@ export class Folders {
       }
       throw error;
     }
+  }
+
+  /**
+   * Whether `folder.named` still leads to the folder its descriptor holds. A scan stats a
+   * folder's entries by name, then asks this: when it is true, no folder on the way was a link
+   * or another folder at the time of asking. A swap in between that was undone again can only
+   * have shown, for some names, the stats of files elsewhere: a file whose stats differ from
+   * the state's is read through the descriptor, and a name found missing is asked again
+   * through it (LocalTree.list). Always true without descriptors, where `named` is `path`.
+   */
+  stillNamed(folder: Folder): boolean {
+    if (folder.fd === null) return true;
+    const held = fstatSync(folder.fd);
+    const now = statSync(folder.named, { throwIfNoEntry: false });
+    return now?.ino === held.ino && now.dev === held.dev;
   }
 
   close(folder: Folder): void {

@@ -3,6 +3,7 @@
  * Every path below the root is named through a verified folder (folders.ts): never through a
  * symbolic link, race-free where the platform allows (see there for the choice).
  */
+import { isAscii } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { constants, type Dirent, lstatSync, readdirSync, unlinkSync } from 'node:fs';
 import {
@@ -109,11 +110,43 @@ export class LocalTree implements SyncTree {
    * Synchronous calls on purpose: a scan is tens of thousands of lstat calls, and each promise
    * call costs a thread-pool round trip that dwarfs the syscall (3-5× slower for 10,000 files).
    * A folder is walked through its verified descriptor; one swapped for a link since its
-   * parent was read is reported as the link it now is.
+   * parent was read is reported as the link it now is. Its entries are stat'ed by name from the
+   * root, which the kernel resolves in ~3/4 of the time `/proc/self/fd` takes, and asked again
+   * through the descriptor when the names no longer lead to it (`Folders.stillNamed`) or one
+   * is not found.
    */
   async list(prune: (dir: string) => boolean): Promise<TreeEntry[]> {
     const out: TreeEntry[] = [];
     const { folders } = this;
+    /** A listed entry's stats by `base/name`; by the folder's descriptor when not found so. */
+    const statOf = (folder: Folder, base: string, name: string) => {
+      if (base !== folder.path) {
+        try {
+          const st = lstatSync(`${base}/${name}`, { throwIfNoEntry: false });
+          if (st !== undefined) return st;
+        } catch {
+          // a folder on the way is not one now: asked through the descriptor below
+        }
+      }
+      return lstatSync(at(folder, name), { throwIfNoEntry: false });
+    };
+    const statFiles = (folder: Folder, dir: string, names: readonly string[], base: string) => {
+      const found: TreeEntry[] = [];
+      for (const name of names) {
+        const st = statOf(folder, base, name);
+        if (st === undefined || st.isDirectory()) continue;
+        if (name.startsWith(TEMP_PREFIX)) {
+          // A write group's file, never synced; one this old was left by a crash.
+          if (Date.now() - st.mtimeMs > STALE_TEMP_MS) unlinkQuietly(at(folder, name));
+          continue;
+        }
+        const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : 'other';
+        const path = dir === '' ? name : `${dir}/${name}`;
+        const size = type === 'file' ? st.size : 0;
+        found.push({ path, type, size, mtimeMs: st.mtimeMs, ino: st.ino });
+      }
+      return found;
+    };
     const walk = (folder: Folder, dir: string): void => {
       let names: Dirent[];
       try {
@@ -122,41 +155,29 @@ export class LocalTree implements SyncTree {
         if (isMissing(error)) return;
         throw error;
       }
-      for (const d of names) {
-        const path = dir === '' ? d.name : `${dir}/${d.name}`;
-        if (d.isDirectory()) {
-          if (prune(path)) continue;
-          let sub: Folder;
-          try {
-            sub = folders.openChild(folder, d.name, path);
-          } catch (error) {
-            if (error instanceof SymlinkInPathError) {
-              out.push({ path, type: 'symlink', size: 0, mtimeMs: 0 });
-            } else if (!isMissing(error)) throw error;
-            continue;
-          }
-          try {
-            walk(sub, path);
-          } finally {
-            folders.close(sub);
-          }
+      const files: string[] = [];
+      const subfolders: string[] = [];
+      for (const d of names) (d.isDirectory() ? subfolders : files).push(d.name);
+      let found = statFiles(folder, dir, files, folder.named);
+      if (!folders.stillNamed(folder)) found = statFiles(folder, dir, files, folder.path);
+      for (const entry of found) out.push(entry);
+      for (const name of subfolders) {
+        const path = dir === '' ? name : `${dir}/${name}`;
+        if (prune(path)) continue;
+        let sub: Folder;
+        try {
+          sub = folders.openChild(folder, name, path);
+        } catch (error) {
+          if (error instanceof SymlinkInPathError) {
+            out.push({ path, type: 'symlink', size: 0, mtimeMs: 0 });
+          } else if (!isMissing(error)) throw error;
           continue;
         }
-        const st = lstatSync(at(folder, d.name), { throwIfNoEntry: false });
-        if (st === undefined || st.isDirectory()) continue;
-        if (d.name.startsWith(TEMP_PREFIX)) {
-          // A write group's file, never synced; one this old was left by a crash.
-          if (Date.now() - st.mtimeMs > STALE_TEMP_MS) unlinkQuietly(at(folder, d.name));
-          continue;
+        try {
+          walk(sub, path);
+        } finally {
+          folders.close(sub);
         }
-        const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : 'other';
-        out.push({
-          path,
-          type,
-          size: type === 'file' ? st.size : 0,
-          mtimeMs: st.mtimeMs,
-          ino: st.ino,
-        });
       }
     };
     let root: Folder;
@@ -273,9 +294,12 @@ export class LocalTree implements SyncTree {
 
   async readState(name: string): Promise<string | null> {
     try {
-      return await this.folders.find([STATE_DIR], (folder) =>
-        readFile(at(folder, name), { encoding: 'utf8', flag: READ_FLAGS }),
+      const bytes = await this.folders.find([STATE_DIR], (folder) =>
+        readFile(at(folder, name), { flag: READ_FLAGS }),
       );
+      // Mostly ASCII (hashes, numbers, most names), which decodes ~40× faster as latin1, and
+      // the same: 5–9 ms of a 10,000-file rescan's state otherwise.
+      return bytes === null ? null : bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
     } catch (error) {
       if (isMissing(error)) return null;
       throw error;

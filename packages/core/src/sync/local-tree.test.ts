@@ -1,7 +1,9 @@
 /**
  * LocalTree: the SyncTree and write-group contracts, the symbolic-link contract in both modes,
- * a swap mid-write, a linked root.
+ * a swap mid-write and mid-scan, a linked root, the state read back.
  */
+
+import { renameSync, statSync, symlinkSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalTree } from '@satchel/client/sync/local-tree.js';
@@ -71,6 +73,39 @@ describe('LocalTree', () => {
       expect(await readFile(join(base, 'a-moved/f.txt'), 'utf8')).toBe('first half, second half');
     },
   );
+
+  it.runIf(process.platform === 'linux')(
+    "stats a folder's files through its descriptor when its name leads elsewhere mid-scan",
+    async () => {
+      const base = await tempDir('tree-scan-swap-');
+      const root = join(base, 'tree');
+      await mkdir(join(root, 'a/b'), { recursive: true });
+      await writeFile(join(root, 'a/b/f.txt'), 'in the tree');
+      await mkdir(join(base, 'outside/b'), { recursive: true });
+      await writeFile(join(base, 'outside/b/f.txt'), 'a longer file, outside the tree');
+      const entries = await new LocalTree(root).list((dir) => {
+        // After a/ is opened, before a/b is: a/ moves away and a link to outside/ takes its
+        // name, so "a/b/f.txt" by name is outside/b/f.txt while the scan holds the real a/.
+        if (dir === 'a/b') {
+          renameSync(join(root, 'a'), join(base, 'a-moved'));
+          symlinkSync('../outside', join(root, 'a'));
+        }
+        return false;
+      });
+      const real = statSync(join(base, 'a-moved/b/f.txt'));
+      expect(entries).toEqual([
+        { path: 'a/b/f.txt', type: 'file', size: real.size, mtimeMs: real.mtimeMs, ino: real.ino },
+      ]);
+    },
+  );
+
+  it('reads its state back as written, ASCII or not', async () => {
+    const tree = new LocalTree(join(await tempDir('tree-state-'), 'tree'));
+    for (const text of ['{"files":{"/a.txt":1}}', '{"files":{"/café ☕/日本語.txt":1}}']) {
+      await tree.writeState('state.json', text);
+      expect(await tree.readState('state.json')).toBe(text);
+    }
+  });
 
   it('holds a path whose folder became a link after the scan, and reports it', async () => {
     const { satchel } = await openTemp();
