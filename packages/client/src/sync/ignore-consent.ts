@@ -18,11 +18,19 @@
 import { createHash } from 'node:crypto';
 import type { SyncNotice } from '../schemas/sync.js';
 import { IGNORE_FILE, type IgnoreRules, ignoreRules, readTreeFile } from './ignore.js';
-import type { SyncState } from './state.js';
 import type { SyncTree } from './tree.js';
 
 export const ACCEPTED_IGNORE_FILE = 'accepted-ignore.json';
 const IGNORE_PATH = `/${IGNORE_FILE}`;
+
+/** What the rules depend on in a tree's state (SyncState, or the in-step mark's copy). */
+export interface IgnoreBasis {
+  readonly workspace: string;
+  /** Whether the tree had a state for the workspace. */
+  readonly found: boolean;
+  /** The hash of the `.satchelignore` both sides last agreed on; null for none. */
+  readonly ignoreHash: string | null;
+}
 
 interface AcceptedRecord {
   readonly workspace: string;
@@ -48,14 +56,14 @@ async function readAccepted(tree: SyncTree, workspace: string): Promise<string |
  */
 export async function acceptedIgnoreRules(
   tree: SyncTree,
-  state: SyncState,
+  state: IgnoreBasis,
   options: { readonly exclude?: readonly string[]; readonly accept?: boolean } = {},
 ): Promise<IgnoreRules> {
   const bytes = await readTreeFile(tree, IGNORE_FILE);
   const current = bytes?.toString('utf8') ?? '';
   const hash = bytes === null ? null : createHash('sha256').update(bytes).digest('hex');
   const recorded = await readAccepted(tree, state.workspace);
-  const changedHere = hash !== (state.get(IGNORE_PATH)?.hash ?? null);
+  const changedHere = hash !== state.ignoreHash;
   let accepted: string;
   if (options.accept === true || changedHere) accepted = current;
   else if (recorded !== null) accepted = recorded;

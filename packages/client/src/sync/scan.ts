@@ -189,14 +189,17 @@ export async function hashListed(
   await hashInto(toHash, tree, scan.local, scan);
 }
 
+/** Scans `tree` under `rules`; `listed`: its entries, when a walk under them just ran. */
 export async function scanTree(
   tree: SyncTree,
   rules: IgnoreRules,
   state: SyncState,
-  options: { readonly deferNew?: boolean } = {},
+  options: { readonly deferNew?: boolean; readonly listed?: TreeEntry[] } = {},
 ): Promise<Scan> {
   const treeExists = await tree.exists();
-  const entries = treeExists ? await tree.list((dir) => rules.ignores(dir, true)) : [];
+  const entries = !treeExists
+    ? []
+    : (options.listed ?? (await tree.list((dir) => rules.ignores(dir, true))));
   return { ...(await classify(entries, tree, rules, state, options)), treeExists };
 }
 

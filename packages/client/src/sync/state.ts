@@ -8,10 +8,10 @@
  * the next cycle sees those paths as the same change on both sides and converges.
  */
 import type { SyncConflict } from '../schemas/sync.js';
-import type { SyncTree } from './tree.js';
+import { IGNORE_FILE } from './ignore.js';
+import { markInStep } from './in-step.js';
+import { JOURNAL_FILE, STATE_FILE, type SyncTree } from './tree.js';
 
-export const STATE_FILE = 'state.json';
-export const JOURNAL_FILE = 'journal.jsonl';
 const FORMAT = 1;
 /** Journal lines buffered before they are appended. */
 const FLUSH_EVERY = 64;
@@ -155,6 +155,10 @@ export class SyncState {
   get size(): number {
     return this.map.size;
   }
+  /** The hash of the `.satchelignore` both sides last agreed on (ignore-consent.ts). */
+  get ignoreHash(): string | null {
+    return this.map.get(`/${IGNORE_FILE}`)?.hash ?? null;
+  }
 
   get(path: string): FileState | undefined {
     return this.map.get(path);
@@ -196,7 +200,8 @@ export class SyncState {
 
   /**
    * Folds everything into state.json (atomic, durable) and empties the journal; `settled` is
-   * saved with it when given (the caller checked it against the workspace: settled.ts).
+   * saved with it when given (the caller checked it against the workspace: settled.ts), and the
+   * in-step mark of that position written after it (in-step.ts).
    */
   async checkpoint(cursor: number, now: number, settled?: SettledPosition): Promise<void> {
     await this.flush();
@@ -204,9 +209,11 @@ export class SyncState {
     this.data.lastSyncAt = new Date(now).toISOString();
     if (settled === undefined) delete this.data.settled;
     else this.data.settled = settled;
-    await this.tree.writeState(STATE_FILE, JSON.stringify(this.snapshot()));
+    const text = JSON.stringify(this.snapshot());
+    await this.tree.writeState(STATE_FILE, text);
     // A crash before this line replays the journal onto the new state: every line is idempotent.
     await this.tree.writeState(JOURNAL_FILE, '');
+    if (settled !== undefined) await markInStep(this.tree, text, this.map, settled, this);
   }
 
   /** Moves the cursor on without a checkpoint (the watch's feed position). */

@@ -11,6 +11,7 @@ import { Applier, type ApplyResult, emptyApplyResult, type SyncProgress } from '
 import type { OwnWrites } from './apply-context.js';
 import { IGNORE_FILE, type IgnoreRules } from './ignore.js';
 import { acceptedIgnoreRules, ignoreNotices } from './ignore-consent.js';
+import { checkInStep, inStepReport } from './in-step.js';
 import {
   DEFAULT_MAX_DELETE_SHARE,
   isReset,
@@ -180,6 +181,11 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const clock = options.clock ?? Date.now;
   const started = clock();
   const { satchel, workspace, tree } = options;
+  const early = await checkInStep(tree, workspace, () => satchel.getWorkspace(workspace), options);
+  if (early?.inStep) {
+    const report = await inStepReport(early, tree);
+    return { workspace, mode, ...report, durationMs: Math.max(0, clock() - started) };
+  }
   const state = await SyncState.load(tree, workspace);
   const rules = await acceptedIgnoreRules(tree, state, {
     ...(options.exclude === undefined ? {} : { exclude: options.exclude }),
@@ -200,12 +206,15 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   let actedAtAll = false;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     // The cursor before the listing: the feed replays anything that lands during it. Asked for
-    // before the scan, so that the round trip overlaps the stat walk.
-    const head = satchel.getWorkspace(workspace);
+    // before the scan, so that the round trip overlaps the stat walk (both done already when
+    // an in-step mark did not hold).
+    const handed = pass === 0 ? early : null;
+    const head = handed?.head ?? satchel.getWorkspace(workspace);
     head.catch(() => undefined);
     // New small files wait to be hashed: those the workspace has too are hashed below, the
     // rest as they are uploaded (read once, not twice).
-    const scan = await scanTree(tree, rules, state, { deferNew: true });
+    const walked = handed && { listed: handed.entries };
+    const scan = await scanTree(tree, rules, state, { deferNew: true, ...walked });
     cursor = (await head).seq;
     if (pass === 0 && quiet(scan, state, positionHolds(state, rules, cursor))) {
       // Neither side moved since the state matched both: every path is in step, no plan needed.

@@ -9,6 +9,9 @@
 
 /** The hidden folder inside every tree holding its sync state; always ignored. */
 export const STATE_DIR = '.satchel-sync';
+/** The state's files in it (state.ts): the last checkpoint, and what changed since. */
+export const STATE_FILE = 'state.json';
+export const JOURNAL_FILE = 'journal.jsonl';
 
 /**
  * The name prefix of a file a write group is writing beside its target, renamed into place

@@ -1,0 +1,176 @@
+/**
+ * The in-step mark: a cycle with nothing to do, told without reading the state (issue 19, item
+ * 3: a restarted sandbox whose files are intact resumes at once). A checkpoint that saves a
+ * settled position (settled.ts) also writes `in-step.json`: the workspace's seq and rules of
+ * that position, and a digest of the files the state records (path, size, mtime, inode). When
+ * the workspace is still at that seq, the rules are the same and the tree's files digest the
+ * same, both sides are as they were when they were last in step: the cycle is over after a stat
+ * walk, without parsing the state, building its map or classifying a file (sync.ts `quiet`
+ * decides the same after all of that).
+ *
+ * The mark names the state it goes with by the SHA-256 of its text, and holds only while the
+ * journal is empty: a later checkpoint, or a change recorded since, voids it without a write.
+ */
+import { createHash } from 'node:crypto';
+import type { SyncReport } from '../schemas/sync.js';
+import { emptyApplyResult } from './apply-context.js';
+import type { IgnoreRules } from './ignore.js';
+import { acceptedIgnoreRules, type IgnoreBasis, ignoreNotices } from './ignore-consent.js';
+import { JOURNAL_FILE, STATE_FILE, type SyncTree, type TreeEntry } from './tree.js';
+
+export const IN_STEP_FILE = 'in-step.json';
+const FORMAT = 1;
+
+interface InStepMark extends Omit<IgnoreBasis, 'found'> {
+  readonly format: number;
+  /** SHA-256 of the state.json text the mark goes with. */
+  readonly state: string;
+  /** The settled position: the workspace's seq and the rules' key. */
+  readonly seq: number;
+  readonly rules: string;
+  /** How many files, and their digest (`filesDigest`). */
+  readonly files: number;
+  readonly digest: string;
+}
+
+interface Recorded {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ino?: number;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * SHA-256 of `files` (workspace path and stats) in path order; null when one has no inode, as
+ * files of a state written before inodes were kept: their stats cannot tell a replaced file.
+ */
+function filesDigest(files: Array<readonly [string, Recorded]>): string | null {
+  files.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const hash = createHash('sha256');
+  let text = '';
+  for (const [path, { size, mtimeMs, ino }] of files) {
+    if (ino === undefined) return null;
+    // No workspace path holds a NUL.
+    text += `${path}\0${size}\0${mtimeMs}\0${ino}\n`;
+    if (text.length >= 1 << 16) {
+      hash.update(text);
+      text = '';
+    }
+  }
+  return hash.update(text).digest('hex');
+}
+
+/**
+ * Writes the mark of a checkpoint: `text` is the state.json just written, `files` its files,
+ * `seq` and `rules` the settled position saved with it. Nothing when a file has no inode, or
+ * there is none: the next cycle plans as before.
+ */
+export async function markInStep(
+  tree: SyncTree,
+  text: string,
+  files: ReadonlyMap<string, Recorded>,
+  position: { readonly seq: number; readonly rules: string },
+  basis: Omit<IgnoreBasis, 'found'>,
+): Promise<void> {
+  const digest = files.size === 0 ? null : filesDigest([...files]);
+  if (digest === null) return;
+  const { workspace, ignoreHash } = basis;
+  const mark: InStepMark = {
+    format: FORMAT,
+    state: sha256(text),
+    ...position,
+    files: files.size,
+    digest,
+    workspace,
+    ignoreHash,
+  };
+  await tree.writeState(IN_STEP_FILE, JSON.stringify(mark));
+}
+
+async function readMark(tree: SyncTree, workspace: string): Promise<InStepMark | null> {
+  const raw = await tree.readState(IN_STEP_FILE);
+  if (raw === null || raw === '') return null;
+  let mark: InStepMark;
+  try {
+    mark = JSON.parse(raw) as InStepMark;
+  } catch {
+    return null;
+  }
+  if (mark?.format !== FORMAT || mark.workspace !== workspace) return null;
+  if (((await tree.readState(JOURNAL_FILE)) ?? '') !== '') return null;
+  const state = await tree.readState(STATE_FILE);
+  return state !== null && sha256(state) === mark.state ? mark : null;
+}
+
+/** What `checkInStep` found: the tree's files for the rest of the cycle when they are not in step. */
+export type InStep =
+  | { readonly inStep: true; readonly files: number; readonly seq: number; rules: IgnoreRules }
+  | {
+      readonly inStep: false;
+      readonly entries: TreeEntry[];
+      readonly head: Promise<{ seq: number }>;
+    };
+
+/** The report of a cycle found in step (`checkInStep`), but for what the caller knows. */
+export async function inStepReport(
+  found: Extract<InStep, { inStep: true }>,
+  tree: SyncTree,
+): Promise<Omit<SyncReport, 'workspace' | 'mode' | 'durationMs'>> {
+  const { files, seq, rules } = found;
+  return {
+    reset: false,
+    ...emptyApplyResult(),
+    unchanged: files,
+    notices: await ignoreNotices(tree, rules),
+    stoppedReason: null,
+    plannedDeletes: 0,
+    knownFiles: files,
+    cursor: seq,
+  };
+}
+
+/**
+ * Whether `tree` and `workspace` are still as the in-step mark found them; null without a
+ * mark that goes with the tree's state. `head` asks for the workspace's seq (asked before the
+ * walk, so the round trip overlaps it). When not in step, the walk's entries and the head are
+ * handed on: the cycle's first scan uses them (the mark's rules are the state's).
+ */
+export async function checkInStep(
+  tree: SyncTree,
+  workspace: string,
+  head: () => Promise<{ seq: number }>,
+  options: { readonly exclude?: readonly string[]; readonly acceptIgnore?: boolean },
+): Promise<InStep | null> {
+  const mark = await readMark(tree, workspace);
+  if (mark === null) return null;
+  // The state the mark goes with is there: the next load finds it.
+  const rules = await acceptedIgnoreRules(
+    tree,
+    { ...mark, found: true },
+    {
+      ...(options.exclude === undefined ? {} : { exclude: options.exclude }),
+      accept: options.acceptIgnore ?? false,
+    },
+  );
+  const asked = head();
+  asked.catch(() => undefined);
+  const entries = await tree.list((dir) => rules.ignores(dir, true));
+  const files: Array<readonly [string, Recorded]> = [];
+  let plain = true;
+  for (const entry of entries) {
+    if (!rules.trivial && rules.ignores(entry.path)) continue;
+    // A link or a special file is reported by a planned cycle: not in step here.
+    plain &&= entry.type === 'file';
+    files.push([`/${entry.path}`, entry]);
+  }
+  const same =
+    plain &&
+    rules.key === mark.rules &&
+    files.length === mark.files &&
+    filesDigest(files) === mark.digest &&
+    (await asked).seq === mark.seq;
+  return same
+    ? { inStep: true, files: mark.files, seq: mark.seq, rules }
+    : { inStep: false, entries, head: asked };
+}
