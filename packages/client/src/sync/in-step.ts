@@ -8,22 +8,26 @@
  * walk, without parsing the state, building its map or classifying a file (sync.ts `quiet`
  * decides the same after all of that).
  *
- * The mark names the state it goes with by the SHA-256 of its text, and holds only while the
- * journal is empty: a later checkpoint, or a change recorded since, voids it without a write.
+ * The mark names the state file it goes with by its size, mtime and inode (a checkpoint
+ * replaces the file, so a new one has a new inode), and holds only while the journal is empty:
+ * a later checkpoint, or a change recorded since, voids it without a write. Were a new state
+ * file to look the same (an inode reused within the file system's timestamp tick, at the same
+ * size), the mark would still only claim what was true: that the workspace at `seq` and the
+ * tree's files as digested were in step; the seq never comes back once the workspace moves.
  */
 import { createHash } from 'node:crypto';
 import type { SyncReport } from '../schemas/sync.js';
 import { emptyApplyResult } from './apply-context.js';
 import type { IgnoreRules } from './ignore.js';
 import { acceptedIgnoreRules, type IgnoreBasis, ignoreNotices } from './ignore-consent.js';
-import { JOURNAL_FILE, STATE_FILE, type SyncTree, type TreeEntry } from './tree.js';
+import { JOURNAL_FILE, STATE_DIR, STATE_FILE, type SyncTree, type TreeEntry } from './tree.js';
 
 export const IN_STEP_FILE = 'in-step.json';
 const FORMAT = 1;
 
 interface InStepMark extends Omit<IgnoreBasis, 'found'> {
   readonly format: number;
-  /** SHA-256 of the state.json text the mark goes with. */
+  /** The state.json the mark goes with: `size:mtimeMs:ino`. */
   readonly state: string;
   /** The settled position: the workspace's seq and the rules' key. */
   readonly seq: number;
@@ -39,7 +43,13 @@ interface Recorded {
   readonly ino?: number;
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const STATE_PATH = `${STATE_DIR}/${STATE_FILE}`;
+
+/** The identity of the tree's state file; null when there is none, or no inode to tell by. */
+async function stateFile(tree: SyncTree): Promise<string | null> {
+  const st = await tree.stat(STATE_PATH);
+  return st?.type !== 'file' || st.ino === undefined ? null : `${st.size}:${st.mtimeMs}:${st.ino}`;
+}
 
 /**
  * SHA-256 of `files` (workspace path and stats) in path order; null when one has no inode, as
@@ -62,23 +72,23 @@ function filesDigest(files: Array<readonly [string, Recorded]>): string | null {
 }
 
 /**
- * Writes the mark of a checkpoint: `text` is the state.json just written, `files` its files,
- * `seq` and `rules` the settled position saved with it. Nothing when a file has no inode, or
- * there is none: the next cycle plans as before.
+ * Writes the mark of a checkpoint, after its state.json: `files` are the state's files, `seq`
+ * and `rules` the settled position saved with it. Nothing when a file or the state file has no
+ * inode, or there is no file: the next cycle plans as before.
  */
 export async function markInStep(
   tree: SyncTree,
-  text: string,
   files: ReadonlyMap<string, Recorded>,
   position: { readonly seq: number; readonly rules: string },
   basis: Omit<IgnoreBasis, 'found'>,
 ): Promise<void> {
   const digest = files.size === 0 ? null : filesDigest([...files]);
-  if (digest === null) return;
+  const state = digest === null ? null : await stateFile(tree);
+  if (digest === null || state === null) return;
   const { workspace, ignoreHash } = basis;
   const mark: InStepMark = {
     format: FORMAT,
-    state: sha256(text),
+    state,
     ...position,
     files: files.size,
     digest,
@@ -99,8 +109,7 @@ async function readMark(tree: SyncTree, workspace: string): Promise<InStepMark |
   }
   if (mark?.format !== FORMAT || mark.workspace !== workspace) return null;
   if (((await tree.readState(JOURNAL_FILE)) ?? '') !== '') return null;
-  const state = await tree.readState(STATE_FILE);
-  return state !== null && sha256(state) === mark.state ? mark : null;
+  return (await stateFile(tree)) === mark.state ? mark : null;
 }
 
 /** What `checkInStep` found: the tree's files for the rest of the cycle when they are not in step. */

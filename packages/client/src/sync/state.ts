@@ -209,11 +209,15 @@ export class SyncState {
     this.data.lastSyncAt = new Date(now).toISOString();
     if (settled === undefined) delete this.data.settled;
     else this.data.settled = settled;
-    const text = JSON.stringify(this.snapshot());
-    await this.tree.writeState(STATE_FILE, text);
+    await this.tree.writeState(STATE_FILE, JSON.stringify(this.snapshot()));
     // A crash before this line replays the journal onto the new state: every line is idempotent.
     await this.tree.writeState(JOURNAL_FILE, '');
-    if (settled !== undefined) await markInStep(this.tree, text, this.map, settled, this);
+    if (settled !== undefined) await this.markInStep(settled);
+  }
+
+  /** Writes the in-step mark of `settled`, a position the state file holds (in-step.ts). */
+  markInStep(settled: SettledPosition): Promise<void> {
+    return markInStep(this.tree, this.map, settled, this);
   }
 
   /** Moves the cursor on without a checkpoint (the watch's feed position). */

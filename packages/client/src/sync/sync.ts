@@ -292,16 +292,16 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     : fromState && !actedAtAll && state.settled
       ? state.settled
       : await settle(satchel, workspace, state, rules, listed, cursor, acted, own);
-  // A cycle that changed nothing leaves the state file alone: no write, no fsync.
+  // A cycle that changed nothing writes no state, no fsync: only a mark, where none held.
   const idle =
     state.found &&
     first?.plan.actions.length === 0 &&
     cursor === state.cursor &&
     settled?.seq === state.settled?.seq &&
     settled?.rules === state.settled?.rules;
-  if (!stopped && !idle) {
+  if (stopped === null && !idle) {
     await state.checkpoint(settled?.seq ?? cursor, clock(), settled ?? undefined);
-  }
+  } else if (early === null && settled) await state.markInStep(settled);
   return {
     workspace,
     mode,

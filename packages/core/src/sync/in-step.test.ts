@@ -38,6 +38,14 @@ describe('the in-step mark', () => {
     expect(await check()).toMatchObject({ inStep: true });
   });
 
+  it('is written by a cycle with nothing to do when none holds (a state from before marks)', async () => {
+    const { dir, sync, check } = await pushed();
+    await rm(join(dir, '.satchel-sync/in-step.json'));
+    expect(await check()).toBeNull();
+    expect(await sync()).toMatchObject({ uploaded: 0, downloaded: 0, unchanged: 21 });
+    expect(await check()).toMatchObject({ inStep: true, files: 21 });
+  });
+
   it('sees a file changed in place at the same size, replaced, added or deleted', async () => {
     const { satchel, dir, sync, check } = await pushed();
     await writeFile(join(dir, 'd0/f0.txt'), 'FILE 0\n');
