@@ -115,6 +115,20 @@ describe('uploadFiles', () => {
 });
 
 describe('haveContent and writing by hash across workspaces', () => {
+  it('finds content in any of more readable workspaces than one query names', async () => {
+    const { satchel } = await openTemp();
+    // 600 workspaces the admin may read besides ws; the content is in the last, by name.
+    for (let i = 0; i < 600; i++) await satchel.createWorkspace(`w${String(i).padStart(3, '0')}`);
+    await satchel.writeFile('w599', '/far.txt', 'in the last workspace');
+    expect((await satchel.haveContent('ws', [sha('in the last workspace')])).have).toHaveLength(1);
+    const result = await satchel.uploadFiles(
+      'ws',
+      entries([{ path: '/near.txt', hash: sha('in the last workspace') }]),
+    );
+    expect(result.items[0]).toMatchObject({ ok: true, deduplicated: true });
+    expect((await catFile(satchel, '/near.txt')).toString()).toBe('in the last workspace');
+  });
+
   it('names content of workspaces the caller may read, and never of the others', async () => {
     const { satchel } = await openTemp();
     for (const name of ['shared', 'private']) await satchel.createWorkspace(name);

@@ -43,11 +43,8 @@ export class ReadableContent {
   async find(hash: string, q: MetadataQueries = this.ctx.store): Promise<BlobRecord | undefined> {
     const blob = await q.getBlob(hash);
     if (!blob) return undefined;
-    if (await q.isReferencedIn(this.target.id, hash)) return blob;
-    for (const id of await this.others()) {
-      if (await q.isReferencedIn(id, hash)) return blob;
-    }
-    return undefined;
+    if (await q.isReferencedIn([this.target.id], hash)) return blob;
+    return (await q.isReferencedIn(await this.others(), hash)) ? blob : undefined;
   }
 
   private others(): Promise<string[]> {

@@ -42,6 +42,9 @@ import { WebSessionQueries } from './web-session-queries.js';
 import { WebhookQueries } from './webhook-queries.js';
 import { oneOrTwoEntries } from './write-queries.js';
 
+/** Workspace ids bound in one `in (…)` list (SQLite allows 32,766 parameters, PostgreSQL more). */
+const IDS_PER_QUERY = 500;
+
 /** The reads and areas every store and transaction has (the file's header). */
 export class MetadataQueries {
   /** Principals and API keys, with key lineage (access-queries.ts). */
@@ -362,16 +365,22 @@ export class MetadataQueries {
     return row !== undefined;
   }
 
-  /** Whether any version in the workspace refers to `hash`. */
-  async isReferencedIn(workspaceId: string, hash: string): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('versions')
-      .select('seq')
-      .where('hash', '=', hash)
-      .where('workspace_id', '=', workspaceId)
-      .limit(1)
-      .executeTakeFirst();
-    return row !== undefined;
+  /**
+   * Whether any version in one of `workspaceIds` refers to `hash`: one indexed lookup per 500
+   * workspaces (a caller may read thousands), not one per workspace.
+   */
+  async isReferencedIn(workspaceIds: readonly string[], hash: string): Promise<boolean> {
+    for (let i = 0; i < workspaceIds.length; i += IDS_PER_QUERY) {
+      const row = await this.db
+        .selectFrom('versions')
+        .select('seq')
+        .where('hash', '=', hash)
+        .where('workspace_id', 'in', workspaceIds.slice(i, i + IDS_PER_QUERY))
+        .limit(1)
+        .executeTakeFirst();
+      if (row !== undefined) return true;
+    }
+    return false;
   }
 
   /** The newest seq handed out in a workspace; undefined if there is no such workspace. */
