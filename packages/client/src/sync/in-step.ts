@@ -22,7 +22,7 @@ import type { IgnoreRules } from './ignore.js';
 import { acceptedIgnoreRules, type IgnoreBasis, ignoreNotices } from './ignore-consent.js';
 import { JOURNAL_FILE, STATE_DIR, STATE_FILE, type SyncTree, type TreeEntry } from './tree.js';
 
-export const IN_STEP_FILE = 'in-step.json';
+const IN_STEP_FILE = 'in-step.json';
 const FORMAT = 1;
 
 interface InStepMark extends Omit<IgnoreBasis, 'found'> {
@@ -114,7 +114,12 @@ async function readMark(tree: SyncTree, workspace: string): Promise<InStepMark |
 
 /** What `checkInStep` found: the tree's files for the rest of the cycle when they are not in step. */
 export type InStep =
-  | { readonly inStep: true; readonly files: number; readonly seq: number; rules: IgnoreRules }
+  | {
+      readonly inStep: true;
+      readonly files: number;
+      readonly seq: number;
+      readonly rules: IgnoreRules;
+    }
   | {
       readonly inStep: false;
       readonly entries: TreeEntry[];
