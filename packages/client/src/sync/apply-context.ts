@@ -90,6 +90,20 @@ export function emptyApplyResult(): ApplyResult {
   };
 }
 
+/** Adds what `part` did to `total` (its retries replace the total's: the last pass's count). */
+export function merge(total: ApplyResult, part: ApplyResult): void {
+  total.uploaded += part.uploaded;
+  total.deduplicated += part.deduplicated;
+  total.downloaded += part.downloaded;
+  total.deletedRemote += part.deletedRemote;
+  total.deletedLocal += part.deletedLocal;
+  total.bytesUp += part.bytesUp;
+  total.bytesDown += part.bytesDown;
+  total.retry = part.retry;
+  total.conflicts.push(...part.conflicts);
+  total.skipped.push(...part.skipped);
+}
+
 /** The state of content `file` as the tree holds it now (`at`: its mtime and inode). */
 export function written(
   file: { seq: number; hash: string; size: number },

@@ -8,7 +8,7 @@ import {
   type SyncStatus,
 } from '../schemas/sync.js';
 import { Applier, type ApplyResult, emptyApplyResult, type SyncProgress } from './apply.js';
-import type { OwnWrites } from './apply-context.js';
+import { merge, type OwnWrites } from './apply-context.js';
 import { IGNORE_FILE, type IgnoreRules } from './ignore.js';
 import { acceptedIgnoreRules, ignoreNotices } from './ignore-consent.js';
 import { checkInStep, inStepReport } from './in-step.js';
@@ -149,19 +149,6 @@ async function applyCycle(
   return applier.result;
 }
 
-function merge(total: ApplyResult, part: ApplyResult): void {
-  total.uploaded += part.uploaded;
-  total.deduplicated += part.deduplicated;
-  total.downloaded += part.downloaded;
-  total.deletedRemote += part.deletedRemote;
-  total.deletedLocal += part.deletedLocal;
-  total.bytesUp += part.bytesUp;
-  total.bytesDown += part.bytesDown;
-  total.retry = part.retry;
-  total.conflicts.push(...part.conflicts);
-  total.skipped.push(...part.skipped);
-}
-
 /**
  * One full cycle between `tree` and `workspace`: scans the tree (hashing only files whose size
  * or mtime changed), lists the workspace, plans three-way against the state kept in the tree and
@@ -181,11 +168,13 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const clock = options.clock ?? Date.now;
   const started = clock();
   const { satchel, workspace, tree } = options;
-  const early = await checkInStep(tree, workspace, () => satchel.getWorkspace(workspace), options);
+  // Not in step: its walk and head serve the first pass, then go (100,000 entries at 100,000).
+  let early = await checkInStep(tree, workspace, () => satchel.getWorkspace(workspace), options);
   if (early?.inStep) {
     const report = await inStepReport(early, tree);
     return { workspace, mode, ...report, durationMs: Math.max(0, clock() - started) };
   }
+  const marked = early !== null;
   const state = await SyncState.load(tree, workspace);
   const rules = await acceptedIgnoreRules(tree, state, {
     ...(options.exclude === undefined ? {} : { exclude: options.exclude }),
@@ -206,9 +195,9 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   let actedAtAll = false;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     // The cursor before the listing: the feed replays anything that lands during it. Asked for
-    // before the scan, so that the round trip overlaps the stat walk (both done already when
-    // an in-step mark did not hold).
-    const handed = pass === 0 ? early : null;
+    // before the scan, so that the round trip overlaps the stat walk.
+    const handed = early;
+    early = null;
     const head = handed?.head ?? satchel.getWorkspace(workspace);
     head.catch(() => undefined);
     // New small files wait to be hashed: those the workspace has too are hashed below, the
@@ -301,7 +290,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     settled?.rules === state.settled?.rules;
   if (stopped === null && !idle) {
     await state.checkpoint(settled?.seq ?? cursor, clock(), settled ?? undefined);
-  } else if (early === null && settled) await state.markInStep(settled);
+  } else if (!marked && settled) await state.markInStep(settled);
   return {
     workspace,
     mode,
