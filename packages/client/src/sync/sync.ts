@@ -168,7 +168,8 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
   const clock = options.clock ?? Date.now;
   const started = clock();
   const { satchel, workspace, tree } = options;
-  // Not in step: its walk and head serve the first pass, then go (100,000 entries at 100,000).
+  // A mark that held for a tree or workspace that moved hands its walk and head to the first
+  // pass, which lets go of them (a walk of 100,000 files is 100,000 entries).
   let early = await checkInStep(tree, workspace, () => satchel.getWorkspace(workspace), options);
   if (early?.inStep) {
     const report = await inStepReport(early, tree);
@@ -288,7 +289,7 @@ export async function syncOnce(options: SyncOptions): Promise<SyncReport> {
     cursor === state.cursor &&
     settled?.seq === state.settled?.seq &&
     settled?.rules === state.settled?.rules;
-  if (stopped === null && !idle) {
+  if (!stopped && !idle) {
     await state.checkpoint(settled?.seq ?? cursor, clock(), settled ?? undefined);
   } else if (!marked && settled) await state.markInStep(settled);
   return {
