@@ -55,11 +55,13 @@ async function stateFile(tree: SyncTree): Promise<string | null> {
  * SHA-256 of `files` (workspace path and stats) in path order; null when one has no inode, as
  * files of a state written before inodes were kept: their stats cannot tell a replaced file.
  */
-function filesDigest(files: Array<readonly [string, Recorded]>): string | null {
-  files.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+function filesDigest(files: ReadonlyMap<string, Recorded>): string | null {
+  // The paths alone are sorted (UTF-16 order, as `<`): no [path, file] pair per file.
+  const paths = [...files.keys()].sort();
   const hash = createHash('sha256');
   let text = '';
-  for (const [path, { size, mtimeMs, ino }] of files) {
+  for (const path of paths) {
+    const { size, mtimeMs, ino } = files.get(path) as Recorded;
     if (ino === undefined) return null;
     // No workspace path holds a NUL.
     text += `${path}\0${size}\0${mtimeMs}\0${ino}\n`;
@@ -82,7 +84,7 @@ export async function markInStep(
   position: { readonly seq: number; readonly rules: string },
   basis: Omit<IgnoreBasis, 'found'>,
 ): Promise<void> {
-  const digest = files.size === 0 ? null : filesDigest([...files]);
+  const digest = files.size === 0 ? null : filesDigest(files);
   const state = digest === null ? null : await stateFile(tree);
   if (digest === null || state === null) return;
   const { workspace, ignoreHash } = basis;
@@ -170,18 +172,18 @@ export async function checkInStep(
   const asked = head();
   asked.catch(() => undefined);
   const entries = await tree.list((dir) => rules.ignores(dir, true));
-  const files: Array<readonly [string, Recorded]> = [];
+  const files = new Map<string, Recorded>();
   let plain = true;
   for (const entry of entries) {
     if (!rules.trivial && rules.ignores(entry.path)) continue;
     // A link or a special file is reported by a planned cycle: not in step here.
     plain &&= entry.type === 'file';
-    files.push([`/${entry.path}`, entry]);
+    files.set(`/${entry.path}`, entry);
   }
   const same =
     plain &&
     rules.key === mark.rules &&
-    files.length === mark.files &&
+    files.size === mark.files &&
     filesDigest(files) === mark.digest &&
     (await asked).seq === mark.seq;
   return same

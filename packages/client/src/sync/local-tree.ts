@@ -62,8 +62,9 @@ async function writeDurably(path: string, content: AsyncIterable<Uint8Array>): P
   }
 }
 
-async function* once(text: string): AsyncGenerator<Uint8Array> {
-  yield Buffer.from(text, 'utf8');
+async function* encoded(text: string | Iterable<string>): AsyncGenerator<Uint8Array> {
+  if (typeof text === 'string') yield Buffer.from(text, 'utf8');
+  else for (const piece of text) yield Buffer.from(piece, 'utf8');
 }
 
 async function syncDir(path: string): Promise<void> {
@@ -306,12 +307,12 @@ export class LocalTree implements SyncTree {
     }
   }
 
-  async writeState(name: string, text: string): Promise<void> {
+  async writeState(name: string, text: string | Iterable<string>): Promise<void> {
     await this.folders.make([STATE_DIR, 'tmp'], async (tmpDir, chain) => {
       const dir = chain[1] as Folder;
       const tmp = at(tmpDir, randomUUID());
       try {
-        await writeDurably(tmp, once(text));
+        await writeDurably(tmp, encoded(text));
         await rename(tmp, at(dir, name));
       } catch (error) {
         await unlink(tmp).catch(() => undefined);

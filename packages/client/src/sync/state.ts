@@ -15,6 +15,8 @@ import { JOURNAL_FILE, STATE_FILE, type SyncTree } from './tree.js';
 const FORMAT = 1;
 /** Journal lines buffered before they are appended. */
 const FLUSH_EVERY = 64;
+/** Characters of state.json written at a time (`text`). */
+const PIECE = 1 << 16;
 /** Conflicts remembered for `sync status` (oldest dropped first). */
 const MAX_CONFLICTS = 1000;
 
@@ -126,6 +128,26 @@ export class SyncState {
     return { ...this.data, files: Object.fromEntries(this.map) };
   }
 
+  /**
+   * The snapshot's JSON in pieces of about PIECE characters, the files last. At 100,000 files
+   * the state is ~16 MB: built as one object, one string and one buffer, it was the peak of a
+   * push's memory (~60 MiB above the rest of the push).
+   */
+  private *text(): Generator<string> {
+    const head = JSON.stringify({ ...this.data, files: undefined });
+    let piece = `${head.slice(0, -1)},"files":{`;
+    let first = true;
+    for (const [path, file] of this.map) {
+      piece += `${first ? '' : ','}${JSON.stringify(path)}:${JSON.stringify(file)}`;
+      first = false;
+      if (piece.length >= PIECE) {
+        yield piece;
+        piece = '';
+      }
+    }
+    yield `${piece}}}`;
+  }
+
   private apply(line: JournalLine): void {
     // The files changed since the position was taken: it no longer says anything.
     if (line.op !== 'conflict') delete this.data.settled;
@@ -209,7 +231,7 @@ export class SyncState {
     this.data.lastSyncAt = new Date(now).toISOString();
     if (settled === undefined) delete this.data.settled;
     else this.data.settled = settled;
-    await this.tree.writeState(STATE_FILE, JSON.stringify(this.snapshot()));
+    await this.tree.writeState(STATE_FILE, this.text());
     // A crash before this line replays the journal onto the new state: every line is idempotent.
     await this.tree.writeState(JOURNAL_FILE, '');
     if (settled !== undefined) await this.markInStep(settled);

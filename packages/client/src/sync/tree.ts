@@ -119,8 +119,11 @@ export interface SyncTree {
   rename(from: string, to: string): Promise<void>;
   /** A file of the state folder, or null when missing. The state folder is never a link either. */
   readState(name: string): Promise<string | null>;
-  /** Replaces a file of the state folder atomically and durably. */
-  writeState(name: string, text: string): Promise<void>;
+  /**
+   * Replaces a file of the state folder atomically and durably with `text`, or with its pieces
+   * in order (a large state is written without ever being one string).
+   */
+  writeState(name: string, text: string | Iterable<string>): Promise<void>;
   /** Appends to a file of the state folder (a journal); may lose a torn last line on a crash. */
   appendState(name: string, text: string): Promise<void>;
   /**

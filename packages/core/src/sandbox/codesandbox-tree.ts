@@ -227,8 +227,10 @@ export class CodeSandboxTree implements SyncTree {
     return Buffer.from(bytes).toString('utf8');
   }
 
-  async writeState(name: string, text: string): Promise<void> {
-    await this.vm.replace(`${STATE_DIR}/${name}`, Buffer.from(text, 'utf8'));
+  async writeState(name: string, text: string | Iterable<string>): Promise<void> {
+    // One write call: the SDK takes the whole content.
+    const whole = typeof text === 'string' ? text : [...text].join('');
+    await this.vm.replace(`${STATE_DIR}/${name}`, Buffer.from(whole, 'utf8'));
   }
 
   async appendState(name: string, text: string): Promise<void> {
