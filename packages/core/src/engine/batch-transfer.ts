@@ -61,7 +61,7 @@ export async function haveContent(
   const hashes = parseOptions(HashesSchema, rawHashes);
   const readable = new ReadableContent(ctx, await requireWorkspace(ctx.store, workspace));
   const have: string[] = [];
-  for (const hash of new Set(hashes)) if (await readable.find(hash)) have.push(hash);
+  for (const hash of new Set(hashes)) if (await readable.holds(hash)) have.push(hash);
   return { have };
 }
 
@@ -218,7 +218,7 @@ class Upload {
 
   /** Content named by hash: still referenced by a readable workspace, and still stored. */
   private async stillReadable(p: Prepared, tx: MetadataTx): Promise<void> {
-    if (p.byHash && !(await this.readable.find(p.stored.hash, tx))) {
+    if (p.byHash && !(await this.readable.holds(p.stored.hash, tx))) {
       throw contentCollected(p.stored.hash);
     }
   }

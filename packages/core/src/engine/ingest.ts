@@ -163,7 +163,7 @@ export async function registerContent(
   // Inline content carries its bytes in the row: re-registering it is always enough.
   if (content.inline) return tx.putBlob(blobRecord(content, now));
   if (await tx.gc.isDeleting(content.hash)) throw contentCollected(content.hash);
-  if (await tx.getBlob(content.hash)) return;
+  if (await tx.content.registered(content.hash)) return;
   if (!content.ref || !(await blobs.has(content.hash))) throw contentCollected(content.hash);
   await tx.putBlob(blobRecord(content, now));
 }

@@ -2,9 +2,11 @@
  * What a read of one file costs the embedded store: one SQL statement finds the workspace, the
  * caller's role in it, the file's entry and its inline bytes (the audit entry is group-committed
  * apart), after one that asks whether the database changed since the rows the read cache keeps
- * (store/metadata/sqlite-read-cache.ts). Counted on better-sqlite3's statements, whatever runs
- * them.
+ * (store/metadata/sqlite-read-cache.ts). And what asking for content by hash costs (a push of
+ * 100,000 files by hash asks it three times a file). Counted on better-sqlite3's statements,
+ * whatever runs them.
  */
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { openTemp, readAll } from '../test-support/temp.js';
@@ -80,5 +82,42 @@ describe.skipIf(process.env.SATCHEL_TEST_METADATA === 'postgres')('reading one f
       expect(Buffer.from(bytes ?? []).toString()).toBe('hello');
       bytes?.fill(0x78);
     }
+  });
+});
+
+describe.skipIf(process.env.SATCHEL_TEST_METADATA === 'postgres')('content named by hash', () => {
+  const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+  it('answers each hash in a statement or three, and reads no inline bytes to answer', async () => {
+    const { satchel } = await openTemp();
+    await satchel.createWorkspace('other');
+    for (let i = 0; i < 20; i++) await satchel.createWorkspace(`more-${i}`);
+    await satchel.writeFile('ws', '/own.txt', 'own');
+    await satchel.writeFile('other', '/theirs.txt', 'theirs');
+    // What each answer asks of the registry and the versions, and whether it lists workspaces
+    // (besides finding the one written to, as every call does).
+    const ask = async (hash: string) => {
+      const run = await statementsOf(() => satchel.haveContent('ws', [hash]));
+      const listed = run.some((sql) => /from "workspaces" order by/.test(sql));
+      return { content: run.filter((sql) => /"blobs"/.test(sql)), listed };
+    };
+    // Content nobody stored: the registry says so at once, no workspace is listed.
+    const unknown = await ask(sha('nobody'));
+    expect(unknown.content).toEqual(['select "hash" from "blobs" where "hash" = ?']);
+    expect(unknown.listed).toBe(false);
+    // The target's own: the registry, then the target alone.
+    const own = await ask(sha('own'));
+    expect(own.content).toHaveLength(2);
+    expect(own.listed).toBe(false);
+    // Another workspace's: the others the caller may read are listed, then asked in one statement.
+    const theirs = await ask(sha('theirs'));
+    expect(theirs.content).toHaveLength(3);
+    expect(theirs.listed).toBe(true);
+    expect((await satchel.haveContent('ws', [sha('theirs'), sha('nobody')])).have).toEqual([
+      sha('theirs'),
+    ]);
+    // The answers never read the rows' bytes (`select *` of a blob).
+    const asked = [...unknown.content, ...own.content, ...theirs.content];
+    expect(asked.some((sql) => /select \* from "blobs"/.test(sql))).toBe(false);
   });
 });

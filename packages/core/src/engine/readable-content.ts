@@ -27,8 +27,9 @@ async function mayRead(ctx: EngineContext, ws: WorkspaceRecord): Promise<boolean
 }
 
 /**
- * Answers "does a workspace this caller may read hold content `hash`?" for one call: the
- * target workspace first, then the others the caller may read (listed once, when first needed).
+ * Answers "does a workspace this caller may read hold content `hash`?" for one call: content the
+ * registry does not know is answered at once; then the target workspace; then the others the
+ * caller may read (listed once, when first needed), up to 500 of them per statement.
  */
 export class ReadableContent {
   #others: Promise<string[]> | null = null;
@@ -39,12 +40,21 @@ export class ReadableContent {
     private readonly target: WorkspaceRecord,
   ) {}
 
-  /** The blob of `hash` when a readable workspace refers to it; undefined otherwise. */
+  /** The blob of `hash`, inline bytes included, when a readable workspace refers to it. */
   async find(hash: string, q: MetadataQueries = this.ctx.store): Promise<BlobRecord | undefined> {
-    const blob = await q.getBlob(hash);
-    if (!blob) return undefined;
-    if (await q.isReferencedIn([this.target.id], hash)) return blob;
-    return (await q.isReferencedIn(await this.others(), hash)) ? blob : undefined;
+    if (!(await q.content.registered(hash))) return undefined;
+    return (
+      (await q.content.readable([this.target.id], hash)) ??
+      q.content.readable(await this.others(), hash)
+    );
+  }
+
+  /** Whether `find` would find the blob of `hash`; its inline bytes are not read. */
+  async holds(hash: string, q: MetadataQueries = this.ctx.store): Promise<boolean> {
+    if (!(await q.content.registered(hash))) return false;
+    return (
+      (await q.content.held([this.target.id], hash)) || q.content.held(await this.others(), hash)
+    );
   }
 
   private others(): Promise<string[]> {

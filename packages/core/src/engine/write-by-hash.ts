@@ -35,7 +35,7 @@ async function workspaceBlob(
   workspaceId: string,
   hash: string,
 ): Promise<BlobRecord | undefined> {
-  return (await q.isReferencedIn([workspaceId], hash)) ? q.getBlob(hash) : undefined;
+  return q.content.readable([workspaceId], hash);
 }
 
 /**

@@ -8,6 +8,7 @@ import { type Kysely, sql } from 'kysely';
 import { AccessQueries } from './access-queries.js';
 import { AuditQueries } from './audit-queries.js';
 import { CommentQueries } from './comment-queries.js';
+import { ContentQueries } from './content-queries.js';
 import type { SqlDialectInfo } from './dialect.js';
 import { toBlob, toEntry, toVersion, toWorkspace } from './file-tree-rows.js';
 import { ForkQueries } from './fork-queries.js';
@@ -41,9 +42,6 @@ import { UsageQueries } from './usage-queries.js';
 import { WebSessionQueries } from './web-session-queries.js';
 import { WebhookQueries } from './webhook-queries.js';
 import { oneOrTwoEntries } from './write-queries.js';
-
-/** Workspace ids bound in one `in (…)` list (SQLite allows 32,766 parameters, PostgreSQL more). */
-const IDS_PER_QUERY = 500;
 
 /** The reads and areas every store and transaction has (the file's header). */
 export class MetadataQueries {
@@ -83,6 +81,8 @@ export class MetadataQueries {
   readonly forks: ForkQueries;
   /** What fsck reads: the blob registry, versions without a blob (fsck-queries.ts). */
   readonly fsck: FsckQueries;
+  /** Content named by hash: held by which workspaces, registered (content-queries.ts). */
+  readonly content: ContentQueries;
 
   /**
    * `parent`: a store on the same connection this one is a view of (one call's store, `forCall`):
@@ -113,6 +113,7 @@ export class MetadataQueries {
     this.shareLinks = same?.shareLinks ?? new ShareLinkQueries(db);
     this.forks = same?.forks ?? new ForkQueries(db);
     this.fsck = same?.fsck ?? new FsckQueries(db);
+    this.content = same?.content ?? new ContentQueries(db, dialect);
   }
 
   /**
@@ -363,24 +364,6 @@ export class MetadataQueries {
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
-  }
-
-  /**
-   * Whether any version in one of `workspaceIds` refers to `hash`: one indexed lookup per 500
-   * workspaces (a caller may read thousands), not one per workspace.
-   */
-  async isReferencedIn(workspaceIds: readonly string[], hash: string): Promise<boolean> {
-    for (let i = 0; i < workspaceIds.length; i += IDS_PER_QUERY) {
-      const row = await this.db
-        .selectFrom('versions')
-        .select('seq')
-        .where('hash', '=', hash)
-        .where('workspace_id', 'in', workspaceIds.slice(i, i + IDS_PER_QUERY))
-        .limit(1)
-        .executeTakeFirst();
-      if (row !== undefined) return true;
-    }
-    return false;
   }
 
   /** The newest seq handed out in a workspace; undefined if there is no such workspace. */

@@ -88,6 +88,33 @@ export function prepared<Args extends readonly unknown[], Row>(
 }
 
 /**
+ * As `prepared`, for a query with one list of values of varying length (an `in (…)`): compiled
+ * once per dialect and list length (callers bound the length, e.g. to 500). `build` receives a
+ * placeholder per list value, then one per further argument.
+ */
+export function preparedIn<Args extends readonly unknown[], Row>(
+  build: (db: Kysely<Database>, list: readonly unknown[], ...args: Args) => Compilable<Row>,
+): (
+  db: Kysely<Database>,
+  dialect: SqlDialectInfo,
+  list: readonly unknown[],
+  ...args: Args
+) => Promise<Row[]> {
+  const templates = new Map<string, Template>();
+  return (db, dialect, list, ...args) => {
+    const key = `${dialect.name}:${list.length}`;
+    let template = templates.get(key);
+    if (!template) {
+      const slots = placeholders(list.length + build.length - 2);
+      const rest = slots.slice(list.length) as unknown as Args;
+      template = templateOf(build(db, slots.slice(0, list.length), ...rest));
+      templates.set(key, template);
+    }
+    return run<Row>(db, template, [...list, ...args]);
+  };
+}
+
+/**
  * A multi-row INSERT into `table` of rows with these `columns`, compiled once per dialect and
  * row count (callers keep the counts few, e.g. powers of two); `finish` adds what follows the
  * values (an ON CONFLICT clause). `deferrable`: inside a PostgreSQL transaction the insert may
