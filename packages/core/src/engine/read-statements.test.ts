@@ -94,10 +94,11 @@ describe.skipIf(process.env.SATCHEL_TEST_METADATA === 'postgres')('content named
     for (let i = 0; i < 20; i++) await satchel.createWorkspace(`more-${i}`);
     await satchel.writeFile('ws', '/own.txt', 'own');
     await satchel.writeFile('other', '/theirs.txt', 'theirs');
+    await satchel.writeFile('other', '/more.txt', 'more');
     // What each answer asks of the registry and the versions, and whether it lists workspaces
     // (besides finding the one written to, as every call does).
-    const ask = async (hash: string) => {
-      const run = await statementsOf(() => satchel.haveContent('ws', [hash]));
+    const ask = async (...hashes: string[]) => {
+      const run = await statementsOf(() => satchel.haveContent('ws', hashes));
       const listed = run.some((sql) => /from "workspaces" order by/.test(sql));
       return { content: run.filter((sql) => /"blobs"/.test(sql)), listed };
     };
@@ -113,6 +114,8 @@ describe.skipIf(process.env.SATCHEL_TEST_METADATA === 'postgres')('content named
     const theirs = await ask(sha('theirs'));
     expect(theirs.content).toHaveLength(3);
     expect(theirs.listed).toBe(true);
+    // Once they are listed, each further hash of the call is one statement.
+    expect((await ask(sha('theirs'), sha('more'), sha('nobody'))).content).toHaveLength(5);
     expect((await satchel.haveContent('ws', [sha('theirs'), sha('nobody')])).have).toEqual([
       sha('theirs'),
     ]);

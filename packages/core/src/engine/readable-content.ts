@@ -27,12 +27,15 @@ async function mayRead(ctx: EngineContext, ws: WorkspaceRecord): Promise<boolean
 }
 
 /**
- * Answers "does a workspace this caller may read hold content `hash`?" for one call: content the
- * registry does not know is answered at once; then the target workspace; then the others the
- * caller may read (listed once, when first needed), up to 500 of them per statement.
+ * Answers "does a workspace this caller may read hold content `hash`?" for one call. Once the
+ * other workspaces the caller may read are listed, one statement asks them all (500 at a time)
+ * with the target. Until then, content the registry does not know is answered at once and the
+ * target alone is asked first: a call naming only new content or its own lists no workspace.
  */
 export class ReadableContent {
   #others: Promise<string[]> | null = null;
+  /** The target and the others, once listed. */
+  #all: string[] | null = null;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -41,20 +44,29 @@ export class ReadableContent {
   ) {}
 
   /** The blob of `hash`, inline bytes included, when a readable workspace refers to it. */
-  async find(hash: string, q: MetadataQueries = this.ctx.store): Promise<BlobRecord | undefined> {
-    if (!(await q.content.registered(hash))) return undefined;
-    return (
-      (await q.content.readable([this.target.id], hash)) ??
-      q.content.readable(await this.others(), hash)
-    );
+  find(hash: string, q: MetadataQueries = this.ctx.store): Promise<BlobRecord | undefined> {
+    return this.#ask(hash, q, (ids) => q.content.readable(ids, hash));
   }
 
   /** Whether `find` would find the blob of `hash`; its inline bytes are not read. */
   async holds(hash: string, q: MetadataQueries = this.ctx.store): Promise<boolean> {
-    if (!(await q.content.registered(hash))) return false;
-    return (
-      (await q.content.held([this.target.id], hash)) || q.content.held(await this.others(), hash)
-    );
+    const held = (ids: readonly string[]) =>
+      q.content.held(ids, hash).then((yes) => (yes ? true : undefined));
+    return (await this.#ask(hash, q, held)) === true;
+  }
+
+  /** `ask` of the workspaces that may hold `hash`, in as few statements as the call allows. */
+  async #ask<T>(
+    hash: string,
+    q: MetadataQueries,
+    ask: (workspaceIds: readonly string[]) => Promise<T | undefined>,
+  ): Promise<T | undefined> {
+    if (this.#all) return ask(this.#all);
+    if (!(await q.content.registered(hash))) return undefined;
+    const own = await ask([this.target.id]);
+    if (own !== undefined) return own;
+    this.#all ??= [this.target.id, ...(await this.others())];
+    return ask(this.#all);
   }
 
   private others(): Promise<string[]> {
