@@ -139,31 +139,38 @@ export class Folders {
    * The chain of folders from the root down to `parts` (root first), each opened without
    * following a link. `create` makes missing folders (the root included), one level at a
    * time, and opens each after making it, so a link planted meanwhile is refused too. Null
-   * when a folder is missing and `create` is false. Throws as `openChild`.
+   * when a folder is missing and `create` is false. Throws as `openChild`. With `run`, the
+   * folders it holds are taken from it and those opened are left to it (`FolderRun`).
    */
-  private open(parts: readonly string[], create: true): Folder[];
-  private open(parts: readonly string[], create: boolean): Folder[] | null;
-  private open(parts: readonly string[], create: boolean): Folder[] | null {
+  private open(parts: readonly string[], create: true, run?: FolderRun): Folder[];
+  private open(parts: readonly string[], create: boolean, run?: FolderRun): Folder[] | null;
+  private open(parts: readonly string[], create: boolean, run?: FolderRun): Folder[] | null {
     let root: Folder;
     try {
-      root = this.openRoot();
+      root = run?.held('') ?? this.openRoot();
     } catch (error) {
       if (codeOf(error) !== 'ENOENT') throw error;
       if (!create) return null;
       mkdirSync(this.root, { recursive: true });
       root = this.openRoot();
     }
+    run?.keep('', root);
     const chain = [root];
     try {
       for (const [i, name] of parts.entries()) {
         const parent = chain[i] as Folder;
         const rel = parts.slice(0, i + 1).join('/');
+        const held = run?.held(rel);
+        if (held) {
+          chain.push(held);
+          continue;
+        }
         try {
           chain.push(this.openChild(parent, name, rel));
         } catch (error) {
           if (codeOf(error) !== 'ENOENT') throw error;
           if (!create) {
-            this.closeAll(chain);
+            this.closeAll(chain, run);
             return null;
           }
           try {
@@ -173,26 +180,29 @@ export class Folders {
           }
           chain.push(this.openChild(parent, name, rel));
         }
+        run?.keep(rel, chain[i + 1] as Folder);
       }
       return chain;
     } catch (error) {
-      this.closeAll(chain);
+      this.closeAll(chain, run);
       throw error;
     }
   }
 
-  private closeAll(chain: readonly Folder[]): void {
-    for (const folder of chain) this.close(folder);
+  /** Closes the folders of `chain`, but those `run` holds. */
+  private closeAll(chain: readonly Folder[], run?: FolderRun): void {
+    for (const folder of chain) if (!run?.holds(folder)) this.close(folder);
   }
 
   private async using<T>(
     chain: readonly Folder[],
     work: (folder: Folder, chain: readonly Folder[]) => Promise<T>,
+    run?: FolderRun,
   ): Promise<T> {
     try {
       return await work(chain[chain.length - 1] as Folder, chain);
     } finally {
-      this.closeAll(chain);
+      this.closeAll(chain, run);
     }
   }
 
@@ -205,12 +215,61 @@ export class Folders {
     return chain === null ? null : this.using(chain, work);
   }
 
-  /** Runs `work` in the folder `parts`, made if missing (see `open`). */
+  /**
+   * Runs `work` in the folder `parts`, made if missing (see `open`); with `run`, in the folders
+   * it holds, opening only those it does not.
+   */
   async make<T>(
     parts: readonly string[],
     work: (folder: Folder, chain: readonly Folder[]) => Promise<T>,
+    run?: FolderRun,
   ): Promise<T> {
-    return this.using(this.open(parts, true), work);
+    return this.using(this.open(parts, true, run), work, run);
+  }
+
+  /** A run of `make` calls in the same few folders (`FolderRun`); close it when done. */
+  run(): FolderRun {
+    return new FolderRun((folder) => this.close(folder));
+  }
+}
+
+/** Folders a run holds at most; beyond, each call opens and closes its own, as without a run. */
+const RUN_FOLDERS = 256;
+
+/**
+ * Folders kept open across a run of calls in the same few folders (the files of one write
+ * group, then their renames): each is opened once, by the first call that needs it, and closed
+ * by `close()`. Without it the 512 files of a group in one folder opened the root and that
+ * folder 512 times each. The checks are `open`'s; what a run gives up is only that a folder
+ * moved, or replaced by a link, after its first call still gets the run's later files, as it
+ * already does for one call holding it (module header). So a run is short, and closed.
+ */
+export class FolderRun {
+  readonly #held = new Map<string, Folder>();
+  readonly #folders = new Set<Folder>();
+
+  constructor(private readonly closeFolder: (folder: Folder) => void) {}
+
+  /** The folder at tree path `rel` ('' for the root), when this run holds it. */
+  held(rel: string): Folder | undefined {
+    return this.#held.get(rel);
+  }
+
+  holds(folder: Folder): boolean {
+    return this.#folders.has(folder);
+  }
+
+  /** Holds `folder`, found at `rel`, until `close()` (unless the run holds enough already). */
+  keep(rel: string, folder: Folder): void {
+    if (this.#held.has(rel) || this.#held.size >= RUN_FOLDERS) return;
+    this.#held.set(rel, folder);
+    this.#folders.add(folder);
+  }
+
+  close(): void {
+    for (const folder of this.#folders) this.closeFolder(folder);
+    this.#held.clear();
+    this.#folders.clear();
   }
 }
 

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fstatSync, fsync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { at, type Folders } from './folders.js';
+import { at, type FolderRun, type Folders } from './folders.js';
 import { TEMP_PREFIX, type TreeWriteGroup, type WrittenFile } from './tree.js';
 
 const fsyncAsync = promisify(fsync);
@@ -79,6 +79,8 @@ interface Refused {
 export class LocalWriteGroup implements TreeWriteGroup {
   #pending: Pending[] = [];
   #refused: Refused[] = [];
+  /** The folders the group's files are written in, opened once each (`FolderRun`). */
+  #folders: FolderRun | null = null;
   bytes = 0;
 
   constructor(private readonly folders: Folders) {}
@@ -93,20 +95,25 @@ export class LocalWriteGroup implements TreeWriteGroup {
     // not the group's; its content is left unread (the caller drains it).
     const { parts } = split(path);
     let reached = false;
+    this.#folders ??= this.folders.run();
     try {
-      await this.folders.make(parts, async (folder) => {
-        reached = true;
-        const temp = `${TEMP_PREFIX}${randomUUID()}`;
-        const fd = openSync(at(folder, temp), 'wx', 0o644);
-        try {
-          this.bytes += await writeAllSync(fd, content);
-        } catch (error) {
-          closeSync(fd);
-          unlinkQuietly(at(folder, temp));
-          throw error;
-        }
-        this.#pending.push({ path, temp, fd });
-      });
+      await this.folders.make(
+        parts,
+        async (folder) => {
+          reached = true;
+          const temp = `${TEMP_PREFIX}${randomUUID()}`;
+          const fd = openSync(at(folder, temp), 'wx', 0o644);
+          try {
+            this.bytes += await writeAllSync(fd, content);
+          } catch (error) {
+            closeSync(fd);
+            unlinkQuietly(at(folder, temp));
+            throw error;
+          }
+          this.#pending.push({ path, temp, fd });
+        },
+        this.#folders,
+      );
     } catch (error) {
       if (reached) throw error;
       this.#refused.push({ path, error });
@@ -120,6 +127,8 @@ export class LocalWriteGroup implements TreeWriteGroup {
     this.#pending = [];
     this.#refused = [];
     this.bytes = 0;
+    this.#folders?.close();
+    this.#folders = null;
     let flushed: Flushed[];
     try {
       await Promise.all(pending.map((p) => fsyncAsync(p.fd)));
@@ -133,21 +142,31 @@ export class LocalWriteGroup implements TreeWriteGroup {
     } finally {
       for (const p of pending) closeSync(p.fd);
     }
-    for (const { path, temp, written } of flushed) {
-      const { parts, name } = split(path);
-      try {
-        await this.folders.make(parts, async (folder) => {
-          try {
-            renameSync(at(folder, temp), at(folder, name));
-          } catch (error) {
-            unlinkQuietly(at(folder, temp));
-            throw error;
-          }
-        });
-        out.push({ path, written });
-      } catch (error) {
-        out.push({ path, error });
+    // The renames, folder by folder as the files came, each folder opened once for all.
+    const renames = this.folders.run();
+    try {
+      for (const { path, temp, written } of flushed) {
+        const { parts, name } = split(path);
+        try {
+          await this.folders.make(
+            parts,
+            async (folder) => {
+              try {
+                renameSync(at(folder, temp), at(folder, name));
+              } catch (error) {
+                unlinkQuietly(at(folder, temp));
+                throw error;
+              }
+            },
+            renames,
+          );
+          out.push({ path, written });
+        } catch (error) {
+          out.push({ path, error });
+        }
       }
+    } finally {
+      renames.close();
     }
     return out;
   }
@@ -156,6 +175,8 @@ export class LocalWriteGroup implements TreeWriteGroup {
     const pending = this.#pending;
     this.#pending = [];
     this.#refused = [];
+    this.#folders?.close();
+    this.#folders = null;
     for (const p of pending) closeSync(p.fd);
     await this.#remove(pending);
   }

@@ -94,6 +94,25 @@ export function runTreeWriteGroupContract(
       ]);
     });
 
+    it('opens the folders of each group anew: a folder that became a link since is refused', async () => {
+      await fixture.mkdir('real');
+      const first = group();
+      await first.add('a/one.txt', pieces('1'));
+      await first.add('a/two.txt', pieces('2'));
+      expect((await first.commit()).map((o) => 'written' in o)).toEqual([true, true]);
+      // `a` goes (with its last file) and comes back as a link to `real`.
+      await tree.remove('a/one.txt');
+      await tree.remove('a/two.txt');
+      await fixture.symlink('real', 'a');
+      const second = group();
+      await second.add('a/three.txt', pieces('3'));
+      const [outcome] = await second.commit();
+      expect(outcome && 'error' in outcome ? outcome.error : null).toBeInstanceOf(
+        SymlinkInPathError,
+      );
+      expect(await everything(tree)).toEqual(['a']);
+    });
+
     it('leaves nothing behind when discarded', async () => {
       await tree.write('kept.txt', pieces('kept'));
       const g = group();
