@@ -311,3 +311,61 @@ describe('a server killed in the middle of an upload', () => {
     }
   });
 });
+
+describe('a server killed in the middle of a download', () => {
+  it('leaves no file partial, and the next sync brings the rest', {
+    timeout: 600_000,
+  }, async () => {
+    const data = join(root, 'killed-download-data');
+    const source = join(root, 'killed-download-source');
+    await makeTree(source, FILES);
+    const local = await manifest(source);
+    let child = await startChildServer(data);
+    const admin = new RemoteSatchel({ url: child.url, token: child.key });
+    await admin.createWorkspace('d');
+    await syncOnce({ satchel: admin, workspace: 'd', tree: new LocalTree(source) });
+    /**
+     * A tree that kills the server (SIGKILL) as the 700th file of the first request arrives:
+     * one group of 512 flushed, the next half full, the second request asked for already.
+     */
+    class KillingTree extends LocalTree {
+      added = 0;
+      override writeGroup(): ReturnType<LocalTree['writeGroup']> {
+        const inner = super.writeGroup();
+        const tree = this;
+        return {
+          get size() {
+            return inner.size;
+          },
+          get bytes() {
+            return inner.bytes;
+          },
+          async add(path, content) {
+            if (++tree.added === 700) await child.kill();
+            return inner.add(path, content);
+          },
+          commit: () => inner.commit(),
+          discard: () => inner.discard(),
+        };
+      }
+    }
+    const dir = join(root, 'killed-download-tree');
+    const first = syncOnce({ satchel: admin, workspace: 'd', tree: new KillingTree(dir) });
+    await expect(first).rejects.toThrow();
+    // What is there is whole, and named as in the workspace: no partial or temporary file.
+    const landed = await manifest(dir);
+    expect(landed.size).toBeGreaterThanOrEqual(512);
+    expect(landed.size).toBeLessThan(local.size);
+    for (const [path, hash] of landed) expect(hash).toBe(local.get(path));
+    child = await startChildServer(data);
+    try {
+      const again = new RemoteSatchel({ url: child.url, token: child.key });
+      const report = await syncOnce({ satchel: again, workspace: 'd', tree: new LocalTree(dir) });
+      expect(report.downloaded).toBe(local.size - landed.size);
+      expect(report.uploaded).toBe(0);
+      expect(await manifest(dir)).toEqual(local);
+    } finally {
+      await child.kill();
+    }
+  });
+});

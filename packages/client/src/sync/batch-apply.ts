@@ -5,7 +5,7 @@
  */
 import { eachLimit } from '../each-limit.js';
 import { isSatchelError } from '../errors.js';
-import type { Satchel } from '../operations/satchel.js';
+import type { DownloadItem, Satchel } from '../operations/satchel.js';
 import { isMissingRoute } from '../remote/batch-calls.js';
 import type { ApplyContext, ApplyResult } from './apply-context.js';
 import type { LocalFile, RemoteFile, SyncAction } from './plan.js';
@@ -99,7 +99,14 @@ async function flush(
   }
 }
 
-async function downloadChunk(host: BatchHost, chunk: readonly Download[]): Promise<void> {
+/** A chunk of downloads checked and asked for: the files still wanted and their stream. */
+interface Requested {
+  readonly wanted: readonly Download[];
+  readonly items: AsyncIterable<DownloadItem> | null;
+}
+
+/** Checks that each target of `chunk` is still as scanned, then asks for those that are. */
+async function requestChunk(host: BatchHost, chunk: readonly Download[]): Promise<Requested> {
   const { ctx, result } = host;
   // Checked side by side: on a sandbox each check is a round trip or two to the VM.
   const still: boolean[] = [];
@@ -111,12 +118,28 @@ async function downloadChunk(host: BatchHost, chunk: readonly Download[]): Promi
     result.retry += chunk.length - wanted.length;
     host.tick(chunk.length - wanted.length);
   }
-  if (wanted.length === 0) return;
+  if (wanted.length === 0) return { wanted, items: null };
   const items = await ctx.satchel.downloadFiles(
     ctx.workspace,
     wanted.map((d) => ({ path: d.path, version: d.remote.seq })),
     session(ctx),
   );
+  return { wanted, items };
+}
+
+/** Lets go of a chunk asked for but not written (its stream is closed). */
+async function release(requested: Promise<Requested>): Promise<void> {
+  const items = await requested.then(
+    (r) => r.items,
+    () => null,
+  );
+  await items?.[Symbol.asyncIterator]().return?.();
+}
+
+/** Writes the files of a chunk as they arrive, in flushed groups, recording each. */
+async function writeChunk(host: BatchHost, { wanted, items }: Requested): Promise<void> {
+  const { ctx, result } = host;
+  if (items === null) return;
   let group = ctx.tree.writeGroup?.();
   const waiting = new Map<string, Download>();
   // One full group is flushed (its fsyncs on the thread pool) while the next one is written.
@@ -176,13 +199,27 @@ export async function downloadInBatches(
   if (downloads.length === 0 || !canBatch(satchel)) return downloads;
   const [first, ...rest] = chunks(downloads, DOWNLOAD_FILES, () => 0);
   if (!first) return [];
+  let current: Requested;
   try {
-    await downloadChunk(host, first);
+    current = await requestChunk(host, first);
   } catch (error) {
     if (!isMissingRoute(error)) throw error;
     withoutBatch.add(satchel);
     return downloads;
   }
-  for (const chunk of rest) await downloadChunk(host, chunk);
+  // Each next chunk is checked and asked for while this one is written: the server reads its
+  // files while the tree writes and flushes these.
+  for (const chunk of rest) {
+    const next = requestChunk(host, chunk);
+    next.catch(() => undefined);
+    try {
+      await writeChunk(host, current);
+    } catch (error) {
+      await release(next);
+      throw error;
+    }
+    current = await next;
+  }
+  await writeChunk(host, current);
   return [];
 }
