@@ -8,6 +8,7 @@ import { isSatchelError } from '../errors.js';
 import type { DownloadItem, Satchel } from '../operations/satchel.js';
 import { isMissingRoute } from '../remote/batch-calls.js';
 import type { ApplyContext, ApplyResult } from './apply-context.js';
+import { unchangedSince } from './apply-parts.js';
 import type { LocalFile, RemoteFile, SyncAction } from './plan.js';
 import type { FileState } from './state.js';
 import { SymlinkInPathError, type TreeWriteGroup, type WrittenFile } from './tree.js';
@@ -108,11 +109,17 @@ interface Requested {
 /** Checks that each target of `chunk` is still as scanned, then asks for those that are. */
 async function requestChunk(host: BatchHost, chunk: readonly Download[]): Promise<Requested> {
   const { ctx, result } = host;
-  // Checked side by side: on a sandbox each check is a round trip or two to the VM.
-  const still: boolean[] = [];
-  await eachLimit([...chunk.entries()], CHECKS_IN_FLIGHT, async ([i, action]) => {
-    still[i] = await host.unchanged(action.expect?.name ?? action.path.slice(1), action.expect);
-  });
+  const name = (action: Download) => action.expect?.name ?? action.path.slice(1);
+  let still: boolean[] = [];
+  if (ctx.tree.statAll) {
+    const now = await ctx.tree.statAll(chunk.map(name));
+    still = chunk.map((action, i) => unchangedSince(now[i] ?? null, action.expect));
+  } else {
+    // Checked side by side: on a sandbox each check is a round trip or two to the VM.
+    await eachLimit([...chunk.entries()], CHECKS_IN_FLIGHT, async ([i, action]) => {
+      still[i] = await host.unchanged(name(action), action.expect);
+    });
+  }
   const wanted = chunk.filter((_, i) => still[i]);
   if (wanted.length < chunk.length) {
     result.retry += chunk.length - wanted.length;

@@ -206,13 +206,17 @@ export class Folders {
     }
   }
 
-  /** Runs `work` in the existing folder `parts` (see `open`); null when a folder is missing. */
+  /**
+   * Runs `work` in the existing folder `parts` (see `open`); null when a folder is missing. With
+   * `run`, in the folders it holds, as `make`.
+   */
   async find<T>(
     parts: readonly string[],
     work: (folder: Folder, chain: readonly Folder[]) => Promise<T>,
+    run?: FolderRun,
   ): Promise<T | null> {
-    const chain = this.open(parts, false);
-    return chain === null ? null : this.using(chain, work);
+    const chain = this.open(parts, false, run);
+    return chain === null ? null : this.using(chain, work, run);
   }
 
   /**

@@ -18,7 +18,7 @@ import {
   utimes,
 } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
-import { at, type Folder, Folders, folderHandlesWork } from './folders.js';
+import { at, type Folder, type FolderRun, Folders, folderHandlesWork } from './folders.js';
 import { fsError, READ_FLAGS, readTreeFile } from './local-read.js';
 import { LocalWriteGroup, split, writeAll } from './local-write-group.js';
 import {
@@ -196,16 +196,36 @@ export class LocalTree implements SyncTree {
     return out;
   }
 
-  async stat(path: string): Promise<TreeEntry | null> {
+  stat(path: string): Promise<TreeEntry | null> {
+    return this.#stat(path);
+  }
+
+  /** Each folder on the way opened once for all of `paths` (a `FolderRun`). */
+  async statAll(paths: readonly string[]): Promise<Array<TreeEntry | null>> {
+    const run = this.folders.run();
+    try {
+      const out: Array<TreeEntry | null> = [];
+      for (const path of paths) out.push(await this.#stat(path, run));
+      return out;
+    } finally {
+      run.close();
+    }
+  }
+
+  async #stat(path: string, run?: FolderRun): Promise<TreeEntry | null> {
     const { parts, name } = split(path);
     try {
-      return await this.folders.find(parts, async (folder): Promise<TreeEntry | null> => {
-        const st = lstatSync(at(folder, name));
-        if (st.isSymbolicLink()) return { path, type: 'symlink', size: 0, mtimeMs: st.mtimeMs };
-        if (st.isDirectory()) return null;
-        const type = st.isFile() ? 'file' : 'other';
-        return { path, type, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
-      });
+      return await this.folders.find(
+        parts,
+        async (folder): Promise<TreeEntry | null> => {
+          const st = lstatSync(at(folder, name));
+          if (st.isSymbolicLink()) return { path, type: 'symlink', size: 0, mtimeMs: st.mtimeMs };
+          if (st.isDirectory()) return null;
+          const type = st.isFile() ? 'file' : 'other';
+          return { path, type, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+        },
+        run,
+      );
     } catch (error) {
       if (error instanceof SymlinkInPathError) {
         return { path: error.link, type: 'symlink', size: 0, mtimeMs: 0 };

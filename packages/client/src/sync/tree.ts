@@ -96,6 +96,11 @@ export interface SyncTree {
    * looked at.
    */
   stat(path: string): Promise<TreeEntry | null>;
+  /**
+   * `stat` of each of `paths`, in order, where the tree does it more cheaply than one call
+   * each (a local tree opens each folder once for all of them). Optional.
+   */
+  statAll?(paths: readonly string[]): Promise<Array<TreeEntry | null>>;
   /** The bytes of a file, streamed where the tree can. SymlinkInPathError: see above. */
   read(path: string): AsyncIterable<Uint8Array>;
   /**

@@ -155,6 +155,18 @@ export function runSyncTreeContract(name: string, factory: () => Promise<SyncTre
       expect(await tree.stat('no/such/dir/file')).toBeNull();
     });
 
+    it('stats many paths at once as it stats each (statAll, where the tree has it)', async () => {
+      await tree.write('d/f.txt', pieces('f'));
+      await tree.write('d/e/g.txt', pieces('gg'));
+      await tree.write('top.txt', pieces('top'));
+      await fixture.symlink('d', 'ln');
+      const paths = ['d/f.txt', 'ln', 'ln/f.txt', 'd', 'missing.txt', 'd/e/g.txt', 'd/f.txt/x'];
+      paths.push('no/such/file', 'top.txt', 'd/f.txt');
+      const one = await Promise.all(paths.map((path) => tree.stat(path)));
+      expect(one.filter((entry) => entry?.type === 'file')).toHaveLength(4);
+      if (tree.statAll) expect(await tree.statAll(paths)).toEqual(one);
+    });
+
     it('fails reading a missing file with ENOENT (a file deleted under a scan)', async () => {
       expect((await errorOf(bytes(tree.read('missing.txt')))).code).toBe('ENOENT');
       expect((await errorOf(bytes(tree.read('no/such/dir.txt')))).code).toBe('ENOENT');
