@@ -165,11 +165,16 @@ export class Folders {
           chain.push(held);
           continue;
         }
+        if (!create && run?.lacks(rel)) {
+          this.closeAll(chain, run);
+          return null;
+        }
         try {
           chain.push(this.openChild(parent, name, rel));
         } catch (error) {
           if (codeOf(error) !== 'ENOENT') throw error;
           if (!create) {
+            run?.missed(rel);
             this.closeAll(chain, run);
             return null;
           }
@@ -246,11 +251,15 @@ const RUN_FOLDERS = 256;
  * by `close()`. Without it the 512 files of a group in one folder opened the root and that
  * folder 512 times each. The checks are `open`'s; what a run gives up is only that a folder
  * moved, or replaced by a link, after its first call still gets the run's later files, as it
- * already does for one call holding it (module header). So a run is short, and closed.
+ * already does for one call holding it (module header), and that a folder its finds saw
+ * missing stays missing to them (the stats before a download: a target whose folder appears
+ * meanwhile is replaced, as one that appears after its check is). So a run is short, and closed.
  */
 export class FolderRun {
   readonly #held = new Map<string, Folder>();
   readonly #folders = new Set<Folder>();
+  /** Tree paths found without a folder, as far as the run looked. */
+  readonly #missing = new Set<string>();
 
   constructor(private readonly closeFolder: (folder: Folder) => void) {}
 
@@ -263,8 +272,19 @@ export class FolderRun {
     return this.#folders.has(folder);
   }
 
+  /** Whether the run found no folder at `rel` (looking, not making: `find`). */
+  lacks(rel: string): boolean {
+    return this.#missing.has(rel);
+  }
+
+  /** Notes that there is no folder at `rel`: the run's later finds beneath it look no more. */
+  missed(rel: string): void {
+    if (this.#missing.size < RUN_FOLDERS) this.#missing.add(rel);
+  }
+
   /** Holds `folder`, found at `rel`, until `close()` (unless the run holds enough already). */
   keep(rel: string, folder: Folder): void {
+    this.#missing.delete(rel);
     if (this.#held.has(rel) || this.#held.size >= RUN_FOLDERS) return;
     this.#held.set(rel, folder);
     this.#folders.add(folder);
@@ -274,6 +294,7 @@ export class FolderRun {
     for (const folder of this.#folders) this.closeFolder(folder);
     this.#held.clear();
     this.#folders.clear();
+    this.#missing.clear();
   }
 }
 

@@ -161,7 +161,7 @@ export function runSyncTreeContract(name: string, factory: () => Promise<SyncTre
       await tree.write('top.txt', pieces('top'));
       await fixture.symlink('d', 'ln');
       const paths = ['d/f.txt', 'ln', 'ln/f.txt', 'd', 'missing.txt', 'd/e/g.txt', 'd/f.txt/x'];
-      paths.push('no/such/file', 'top.txt', 'd/f.txt');
+      paths.push('no/such/file', 'top.txt', 'no/such/other', 'no/x', 'd/f.txt', 'd/gone/x');
       const one = await Promise.all(paths.map((path) => tree.stat(path)));
       expect(one.filter((entry) => entry?.type === 'file')).toHaveLength(4);
       if (tree.statAll) expect(await tree.statAll(paths)).toEqual(one);
