@@ -236,7 +236,7 @@ export class Folders {
     return this.using(this.open(parts, true, run), work, run);
   }
 
-  /** A run of `make` calls in the same few folders (`FolderRun`); close it when done. */
+  /** A run of `make` or `find` calls in the same few folders (`FolderRun`); close it when done. */
   run(): FolderRun {
     return new FolderRun((folder) => this.close(folder));
   }
