@@ -15,11 +15,10 @@ import type { Database } from './tables.js';
 /** Workspace ids bound in one `in (…)` list (SQLite allows 32,766 parameters, PostgreSQL more). */
 const IDS_PER_QUERY = 500;
 
-/** The registry row of `hash` when a version in one of `ids` refers to it. */
-const READABLE = preparedIn((db: Kysely<Database>, ids: readonly unknown[], hash: string) =>
-  db
+/** The registry's rows of `hash`, when a version in one of `ids` refers to it. */
+function referencedIn(db: Kysely<Database>, ids: readonly unknown[], hash: string) {
+  return db
     .selectFrom('blobs')
-    .selectAll()
     .where('hash', '=', hash)
     .where((eb) =>
       eb.exists(
@@ -29,24 +28,17 @@ const READABLE = preparedIn((db: Kysely<Database>, ids: readonly unknown[], hash
           .whereRef('versions.hash', '=', 'blobs.hash')
           .where('versions.workspace_id', 'in', ids as string[]),
       ),
-    ),
+    );
+}
+
+/** The registry row of `hash` when a version in one of `ids` refers to it. */
+const READABLE = preparedIn((db: Kysely<Database>, ids: readonly unknown[], hash: string) =>
+  referencedIn(db, ids, hash).selectAll(),
 );
 
 /** As READABLE, the hash alone: the row's inline bytes are not read. */
 const HELD = preparedIn((db: Kysely<Database>, ids: readonly unknown[], hash: string) =>
-  db
-    .selectFrom('blobs')
-    .select('hash')
-    .where('hash', '=', hash)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('versions')
-          .select('versions.seq')
-          .whereRef('versions.hash', '=', 'blobs.hash')
-          .where('versions.workspace_id', 'in', ids as string[]),
-      ),
-    ),
+  referencedIn(db, ids, hash).select('hash'),
 );
 
 const REGISTERED = prepared((db: Kysely<Database>, hash: string) =>
