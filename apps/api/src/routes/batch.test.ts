@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { LocalTree, RemoteSatchel, type Satchel, syncOnce } from '@satchel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, serve } from '../serve.js';
@@ -313,59 +314,94 @@ describe('a server killed in the middle of an upload', () => {
 });
 
 describe('a server killed in the middle of a download', () => {
-  it('leaves no file partial, and the next sync brings the rest', {
-    timeout: 600_000,
-  }, async () => {
-    const data = join(root, 'killed-download-data');
-    const source = join(root, 'killed-download-source');
-    await makeTree(source, FILES);
-    const local = await manifest(source);
-    let child = await startChildServer(data);
-    const admin = new RemoteSatchel({ url: child.url, token: child.key });
-    await admin.createWorkspace('d');
-    await syncOnce({ satchel: admin, workspace: 'd', tree: new LocalTree(source) });
-    /**
-     * A tree that kills the server (SIGKILL) as the 700th file of the first request arrives:
-     * one group of 512 flushed, the next half full, the second request asked for already.
-     */
-    class KillingTree extends LocalTree {
-      added = 0;
-      override writeGroup(): ReturnType<LocalTree['writeGroup']> {
-        const inner = super.writeGroup();
-        const tree = this;
-        return {
-          get size() {
-            return inner.size;
-          },
-          get bytes() {
-            return inner.bytes;
-          },
-          async add(path, content) {
-            if (++tree.added === 700) await child.kill();
-            return inner.add(path, content);
-          },
-          commit: () => inner.commit(),
-          discard: () => inner.discard(),
-        };
+  // At the 700th file: one group of 512 flushed, the next half full, the second request asked
+  // for already. At the 1,001st, the second request's first: the first request's last group
+  // (files 513 to 1,000) is still flushing, held until after the kill; the failure waits for
+  // that flush, and those files count.
+  it.each([
+    { at: 700, whole: 512 },
+    { at: 1001, whole: 1000 },
+  ])(
+    'leaves no file partial, and the next sync brings the rest (killed at file $at)',
+    {
+      timeout: 600_000,
+    },
+    async ({ at, whole }) => {
+      const data = join(root, `killed-download-data-${at}`);
+      const source = join(root, `killed-download-source-${at}`);
+      await makeTree(source, FILES);
+      const local = await manifest(source);
+      let child = await startChildServer(data);
+      const admin = new RemoteSatchel({ url: child.url, token: child.key });
+      await admin.createWorkspace('d');
+      await syncOnce({ satchel: admin, workspace: 'd', tree: new LocalTree(source) });
+      let killed: () => void = () => undefined;
+      const dead = new Promise<void>((resolve) => {
+        killed = resolve;
+      });
+      /**
+       * A tree that kills the server (SIGKILL) as the `at`th file arrives; a group whose flush
+       * starts just before (its last file the one before) is flushed only once the server is
+       * dead, and a moment later.
+       */
+      class KillingTree extends LocalTree {
+        added = 0;
+        /** Groups whose flush started and has not ended. */
+        flushing = 0;
+        override writeGroup(): ReturnType<LocalTree['writeGroup']> {
+          const inner = super.writeGroup();
+          const tree = this;
+          return {
+            get size() {
+              return inner.size;
+            },
+            get bytes() {
+              return inner.bytes;
+            },
+            async add(path, content) {
+              if (++tree.added === at) {
+                await child.kill();
+                killed();
+              }
+              return inner.add(path, content);
+            },
+            commit: async () => {
+              tree.flushing++;
+              try {
+                if (tree.added === at - 1) {
+                  await dead;
+                  await delay(100);
+                }
+                return await inner.commit();
+              } finally {
+                tree.flushing--;
+              }
+            },
+            discard: () => inner.discard(),
+          };
+        }
       }
-    }
-    const dir = join(root, 'killed-download-tree');
-    const first = syncOnce({ satchel: admin, workspace: 'd', tree: new KillingTree(dir) });
-    await expect(first).rejects.toThrow();
-    // What is there is whole, and named as in the workspace: no partial or temporary file.
-    const landed = await manifest(dir);
-    expect(landed.size).toBeGreaterThanOrEqual(512);
-    expect(landed.size).toBeLessThan(local.size);
-    for (const [path, hash] of landed) expect(hash).toBe(local.get(path));
-    child = await startChildServer(data);
-    try {
-      const again = new RemoteSatchel({ url: child.url, token: child.key });
-      const report = await syncOnce({ satchel: again, workspace: 'd', tree: new LocalTree(dir) });
-      expect(report.downloaded).toBe(local.size - landed.size);
-      expect(report.uploaded).toBe(0);
-      expect(await manifest(dir)).toEqual(local);
-    } finally {
-      await child.kill();
-    }
-  });
+      const dir = join(root, `killed-download-tree-${at}`);
+      const killing = new KillingTree(dir);
+      const first = syncOnce({ satchel: admin, workspace: 'd', tree: killing });
+      await expect(first).rejects.toThrow();
+      // No flush is left running behind the failure.
+      expect(killing.flushing).toBe(0);
+      // What is there is whole, and named as in the workspace: no partial or temporary file.
+      const landed = await manifest(dir);
+      expect(landed.size).toBeGreaterThanOrEqual(whole);
+      expect(landed.size).toBeLessThan(local.size);
+      for (const [path, hash] of landed) expect(hash).toBe(local.get(path));
+      child = await startChildServer(data);
+      try {
+        const again = new RemoteSatchel({ url: child.url, token: child.key });
+        const report = await syncOnce({ satchel: again, workspace: 'd', tree: new LocalTree(dir) });
+        expect(report.downloaded).toBe(local.size - landed.size);
+        expect(report.uploaded).toBe(0);
+        expect(await manifest(dir)).toEqual(local);
+      } finally {
+        await child.kill();
+      }
+    },
+  );
 });

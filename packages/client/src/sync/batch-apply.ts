@@ -143,14 +143,37 @@ async function release(requested: Promise<Requested>): Promise<void> {
   await items?.[Symbol.asyncIterator]().return?.();
 }
 
+/**
+ * The group being flushed (its fsyncs on the thread pool) while the next one is written, across
+ * chunks too: a chunk's last group is flushed while the next chunk's files arrive.
+ */
+class Flushing {
+  #current: Promise<void> = Promise.resolve();
+
+  /** Waits for the group being flushed; its failure is thrown. */
+  settled(): Promise<void> {
+    return this.#current;
+  }
+
+  /** Starts flushing `group`; call once `settled` resolved. */
+  start(host: BatchHost, group: TreeWriteGroup, waiting: Map<string, Download>): void {
+    this.#current = flush(host, group, waiting);
+    // Handled here so a failure waits for the next `settled` without being reported as
+    // unhandled meanwhile.
+    this.#current.catch(() => undefined);
+  }
+}
+
 /** Writes the files of a chunk as they arrive, in flushed groups, recording each. */
-async function writeChunk(host: BatchHost, { wanted, items }: Requested): Promise<void> {
+async function writeChunk(
+  host: BatchHost,
+  { wanted, items }: Requested,
+  flushing: Flushing,
+): Promise<void> {
   const { ctx, result } = host;
   if (items === null) return;
   let group = ctx.tree.writeGroup?.();
   const waiting = new Map<string, Download>();
-  // One full group is flushed (its fsyncs on the thread pool) while the next one is written.
-  let flushing: Promise<void> = Promise.resolve();
   let i = 0;
   try {
     for await (const item of items) {
@@ -180,19 +203,17 @@ async function writeChunk(host: BatchHost, { wanted, items }: Requested): Promis
       await group.add(name, item.body);
       waiting.set(name, action);
       if (group.size >= GROUP_FILES || group.bytes >= GROUP_BYTES) {
-        await flushing;
-        const full = group;
+        await flushing.settled();
+        flushing.start(host, group, waiting);
         group = ctx.tree.writeGroup?.();
-        flushing = flush(host, full, waiting);
-        // Handled here so a failure waits for the next `await flushing` without being reported
-        // as unhandled meanwhile.
-        flushing.catch(() => undefined);
       }
     }
-    await flushing;
-    if (group) await flush(host, group, waiting);
+    if (group && group.size > 0) {
+      await flushing.settled();
+      flushing.start(host, group, waiting);
+      group = undefined;
+    }
   } finally {
-    await flushing.catch(() => undefined);
     await group?.discard();
   }
 }
@@ -216,17 +237,24 @@ export async function downloadInBatches(
   }
   // Each next chunk is checked and asked for while this one is written: the server reads its
   // files while the tree writes and flushes these.
-  for (const chunk of rest) {
-    const next = requestChunk(host, chunk);
-    next.catch(() => undefined);
-    try {
-      await writeChunk(host, current);
-    } catch (error) {
-      await release(next);
-      throw error;
+  const flushing = new Flushing();
+  try {
+    for (const chunk of rest) {
+      const next = requestChunk(host, chunk);
+      next.catch(() => undefined);
+      try {
+        await writeChunk(host, current, flushing);
+      } catch (error) {
+        await release(next);
+        throw error;
+      }
+      current = await next;
     }
-    current = await next;
+    await writeChunk(host, current, flushing);
+    await flushing.settled();
+  } finally {
+    // A failure leaves no flush running behind it.
+    await flushing.settled().catch(() => undefined);
   }
-  await writeChunk(host, current);
   return [];
 }
