@@ -67,16 +67,19 @@ async function cliSync(
 
 /**
  * Push `tree` (of `files` files, no `.satchel-sync` state yet) into `target`'s empty workspace,
- * rescan it, and rehydrate `empty`; the peak RSS and wall time of each CLI process.
+ * wait for `pushed` (the server's indexer), rescan it, and rehydrate `empty`; the peak RSS and
+ * wall time of each CLI process.
  */
 export async function syncFootprint(
   target: Target,
   tree: string,
   empty: string,
   files: number,
+  pushed: () => Promise<void>,
 ): Promise<Footprint[]> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run pnpm build first`);
   const push = await cliSync(target, tree, 'push', { uploaded: files, downloaded: 0 });
+  await pushed();
   const rescan = await cliSync(target, tree, 'two-way-safe', { uploaded: 0, downloaded: 0 });
   const rehydrate = await cliSync(target, empty, 'two-way-safe', {
     uploaded: 0,
