@@ -51,7 +51,7 @@ export async function inlineHeads(
     if (isRedacted(info)) continue;
     let bytes: Uint8Array;
     try {
-      bytes = inlineBytes(row.blob);
+      bytes = inlineBytes(row.blob, { remember: false });
     } catch {
       continue;
     }

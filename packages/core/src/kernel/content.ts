@@ -16,14 +16,18 @@ export async function requireBlob(q: MetadataQueries, hash: string): Promise<Blo
   return row;
 }
 
-/** The content of an inline blob, verified against its hash (INTEGRITY if it does not match). */
-export function inlineBytes(row: BlobRecord): Uint8Array {
+/**
+ * The content of an inline blob, verified against its hash (INTEGRITY if it does not match).
+ * `remember: false` verifies without keeping a copy for later reads (verified-inline.ts): a batch
+ * download reads each file once, and its copies would only push out content read again and again.
+ */
+export function inlineBytes(row: BlobRecord, { remember = true } = {}): Uint8Array {
   const data = row.data ?? new Uint8Array(0);
   if (knownGood(row.hash, data)) return data;
   if (createHash('sha256').update(data).digest('hex') !== row.hash) {
     throw integrityError(row.hash, 'inline content does not match its hash');
   }
-  rememberGood(row.hash, data);
+  if (remember) rememberGood(row.hash, data);
   return data;
 }
 
