@@ -44,7 +44,8 @@ export interface Io {
   readonly untilStopped?: () => Promise<string>;
   /**
    * Asks the process to keep its heap close to what is live, for a command that holds a record
-   * per file of a large tree (`sync`); absent where the process is not the command's own.
+   * per file of a large tree (`sync`, once it moves 20,000 files or more, and `sync --watch`);
+   * absent where the process is not the command's own.
    */
   readonly compactHeap?: () => void;
 }
