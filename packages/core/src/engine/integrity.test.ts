@@ -38,7 +38,7 @@ describe('damaged content', () => {
     expect(report.corrupt.map((c) => c.hash)).toEqual([info.hash]);
   });
 
-  it('a damaged small file is an INTEGRITY item of a batch download, its neighbours whole', async () => {
+  it('a damaged small file is an INTEGRITY item of a batch download, its neighbour whole', async () => {
     const { satchel, data } = await openTemp();
     const infos = await satchel.writeFiles('ws', [
       { path: '/a.txt', content: 'alpha' },
