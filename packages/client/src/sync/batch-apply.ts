@@ -155,11 +155,12 @@ class Flushing {
     return this.#current;
   }
 
-  /** Starts flushing `group`; call once `settled` resolved. */
-  start(host: BatchHost, group: TreeWriteGroup, waiting: Map<string, Download>): void {
+  /** Flushes `group` once the group before it is flushed (whose failure is thrown). */
+  async next(host: BatchHost, group: TreeWriteGroup, waiting: Map<string, Download>) {
+    await this.#current;
     this.#current = flush(host, group, waiting);
-    // Handled here so a failure waits for the next `settled` without being reported as
-    // unhandled meanwhile.
+    // Handled here so a failure waits for the next `next` or `settled` without being reported
+    // as unhandled meanwhile.
     this.#current.catch(() => undefined);
   }
 }
@@ -203,14 +204,12 @@ async function writeChunk(
       await group.add(name, item.body);
       waiting.set(name, action);
       if (group.size >= GROUP_FILES || group.bytes >= GROUP_BYTES) {
-        await flushing.settled();
-        flushing.start(host, group, waiting);
+        await flushing.next(host, group, waiting);
         group = ctx.tree.writeGroup?.();
       }
     }
     if (group && group.size > 0) {
-      await flushing.settled();
-      flushing.start(host, group, waiting);
+      await flushing.next(host, group, waiting);
       group = undefined;
     }
   } finally {
