@@ -1,21 +1,31 @@
 /**
- * Builds the `satchel` binary: src/main.ts and everything it imports, our packages and their
- * dependencies, as one esbuild bundle in dist/ (main.js, the chunks its commands load on first
- * use, and core's grep worker). Loading a few large files instead of ~680 modules halves the
- * start of a command (docs/benchmarks.md, CLI cold start). Types are checked by `typecheck`.
+ * Builds the `satchel` binary in dist/:
+ *
+ * - the program (src/main.ts and everything it imports, our packages and their dependencies) as
+ *   esbuild chunks, made CommonJS (`*.cjs`): a command loads the few large chunks it needs
+ *   instead of ~680 modules;
+ * - main.js (src/start.ts), which loads those chunks through V8's code cache, so that a start
+ *   does not parse them again (docs/architecture.md, "The CLI's start");
+ * - grep-worker.js, core's grep worker, an ES module of its own.
+ *
+ * The chunks are built as ES modules first (esbuild splits only those), then each is turned into
+ * CommonJS: `import()` of a chunk becomes `__importChunk`, and `import.meta.url` the chunk's URL,
+ * both given by start.ts. Packages that are ES modules only (ink, whose layout engine loads with
+ * a top-level await) stay outside, and start.ts imports them before a chunk that needs them.
  *
  * What the bundle still looks up at run time resolves from this package, as if its code were
  * here: better-sqlite3 (native), the modules core, the API and the web app require lazily or by
  * path (mime-types, pg, the AWS SDK, swagger-ui-dist, htmx.org; dependencies of this package),
- * and the packages that find their own files by name (`@satchel/web/assets/*`,
- * `@satchel/mcp/package.json`), which are dependencies already. `../package.json` beside dist/
- * is this package's, as it was for tsc's output.
+ * ink and React (one React for ink and our components), and the packages that find their own
+ * files by name (`@satchel/web/assets/*`, `@satchel/mcp/package.json`), which are dependencies
+ * already. `../package.json` beside dist/ is this package's, as it was for tsc's output.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -29,7 +39,12 @@ const LOOKED_UP = {
   '@aws-sdk/client-s3': '@aws-sdk/client-s3',
   'swagger-ui-dist': 'swagger-ui-dist/package.json',
   'htmx.org': 'htmx.org/dist/htmx.min.js',
+  ink: 'ink',
+  react: 'react/jsx-runtime',
 };
+
+/** Packages that are ES modules only: start.ts imports them before the chunk that needs them. */
+const ES_ONLY = ['ink'];
 
 /**
  * zod's `z` namespace re-exports every locale (~300 KB of its ~570 KB here) and esbuild keeps
@@ -48,30 +63,114 @@ const zodLocales = {
   },
 };
 
-await rm(join(here, 'dist'), { recursive: true, force: true });
-await build({
+const common = {
   absWorkingDir: here,
-  entryPoints: { main: 'src/main.ts', 'grep-worker': '@satchel/core/grep-worker' },
-  outdir: 'dist',
-  entryNames: '[name]',
-  chunkNames: 'chunk-[hash]',
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
-  jsx: 'automatic',
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
+};
+
+const program = await build({
+  ...common,
+  entryPoints: { satchel: 'src/main.ts' },
+  outdir: 'dist',
+  entryNames: '[name]',
+  chunkNames: 'chunk-[hash]',
+  splitting: true,
+  format: 'esm',
+  jsx: 'automatic',
   plugins: [zodLocales],
   external: [
     ...Object.keys(LOOKED_UP),
     // Optional speed-ups of ws and ink's devtools, absent unless installed.
     ...['bufferutil', 'utf-8-validate', 'react-devtools-core'],
   ],
-  // CommonJS code inside an ES module bundle still calls `require` for Node's own modules.
+  define: { 'import.meta.url': '__importMetaUrl' },
+  metafile: true,
+  write: false,
+});
+
+/** Each chunk's file name, and what it imports: other chunks (statically or not) and packages. */
+const outputs = new Map(
+  Object.entries(program.metafile.outputs).map(([path, output]) => [basename(path), output]),
+);
+const cjs = (name) => name.replace(/\.js$/, '.cjs');
+
+/** The ES-only packages a chunk's static imports reach, through other chunks too. */
+function esOnly(name, seen = new Set()) {
+  if (seen.has(name)) return [];
+  seen.add(name);
+  return (outputs.get(name)?.imports ?? []).flatMap(({ path, kind, external }) => {
+    if (kind !== 'import-statement') return [];
+    if (external) return ES_ONLY.includes(path) ? [path] : [];
+    return esOnly(basename(path), seen);
+  });
+}
+
+await rm(join(here, 'dist'), { recursive: true, force: true });
+await mkdir(join(here, 'dist'));
+const ids = createHash('sha256');
+const esm = {};
+for (const file of program.outputFiles) {
+  const name = basename(file.path);
+  // The chunks' names are esbuild's hashes: each string below is one of them, nothing else.
+  let code = file.text.replace(/^#!.*\n/, '');
+  for (const other of outputs.keys()) {
+    code = code
+      .replaceAll(`import("./${other}")`, `__importChunk("./${cjs(other)}")`)
+      .replaceAll(`"./${other}"`, `"./${cjs(other)}"`);
+  }
+  for (const { path, kind, external } of outputs.get(name).imports) {
+    if (kind !== 'dynamic-import') continue;
+    if (external && ES_ONLY.includes(path)) {
+      throw new Error(`build.mjs: ${name} imports ${path} with import(), which start.ts cannot`);
+    }
+    const needs = external ? [] : [...new Set(esOnly(basename(path)))];
+    if (needs.length > 0) esm[cjs(basename(path))] = needs;
+  }
+  const { code: commonjs } = await transform(code, {
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    // What `import()` is left loads Node's modules (or CommonJS packages): `require` does.
+    supported: { 'dynamic-import': false },
+    // Left only where a branch runs from TypeScript sources, never in the bundle.
+    logOverride: { 'empty-import-meta': 'silent' },
+  });
+  ids.update(commonjs);
+  await writeFile(join(here, 'dist', cjs(name)), commonjs);
+}
+if (esOnly('satchel.js').length > 0) {
+  throw new Error('build.mjs: an ES-only package is reached before any import()');
+}
+
+await build({
+  ...common,
+  entryPoints: { main: 'src/start.ts' },
+  outdir: 'dist',
+  format: 'esm',
+  define: {
+    SATCHEL_BUILD: JSON.stringify({
+      id: ids.digest('hex').slice(0, 16),
+      entry: 'satchel.cjs',
+      esm,
+    }),
+  },
+});
+
+// Core's grep worker: a file of its own, started as a worker thread beside the chunks.
+await build({
+  ...common,
+  entryPoints: { 'grep-worker': '@satchel/core/grep-worker' },
+  outdir: 'dist',
+  format: 'esm',
+  plugins: [zodLocales],
   banner: {
     js: "import { createRequire as __satchelRequire } from 'node:module'; const require = __satchelRequire(import.meta.url);",
   },

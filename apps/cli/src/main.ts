@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-/** Entry point of the `satchel` binary: the only module that touches `process`. */
+/**
+ * The `satchel` program: the only module that touches `process`. The built binary starts it
+ * through `start.ts`, which loads it with V8's code cache; `tsx src/main.ts` runs it directly.
+ * It ends with a `then`, not a top-level await: the build turns it into CommonJS.
+ */
 import { isatty } from 'node:tty';
 import { setFlagsFromString } from 'node:v8';
 import { run } from './program.js';
@@ -16,7 +20,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-process.exitCode = await run(process.argv.slice(2), {
+void run(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   // Lazy: touching process.stdin opens it, which commands that never read stdin do not need.
@@ -44,4 +48,6 @@ process.exitCode = await run(process.argv.slice(2), {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     }),
+}).then((code) => {
+  process.exitCode = code;
 });

@@ -1,0 +1,109 @@
+/**
+ * The built binary's start (start.ts): the chunks load through V8's code cache, kept under
+ * XDG_CACHE_HOME, and a cache that is damaged, stale or cannot be written changes nothing a user
+ * sees. turbo builds the package before its tests; run by hand, build it first.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openSatchel } from '@satchel/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const main = join(dirname(dirname(fileURLToPath(import.meta.url))), 'dist', 'main.js');
+
+let dir: string;
+let data: string;
+beforeAll(async () => {
+  if (!existsSync(main)) throw new Error(`${main} is missing: run \`pnpm build\` first`);
+  dir = await mkdtemp(join(tmpdir(), 'satchel-start-'));
+  data = join(dir, 'data');
+  const engine = await openSatchel({ data });
+  await engine.createWorkspace('notes');
+  await engine.writeFile('notes', '/todo.md', '- ship\n');
+  await engine.close();
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** `satchel ls` with its cache under `cacheHome`; its exit code and output. */
+function ls(cacheHome: string) {
+  const run = spawnSync(process.execPath, [main, 'ls', '--data', data, '-w', 'notes'], {
+    env: { PATH: process.env.PATH, HOME: dir, XDG_CACHE_HOME: cacheHome },
+    encoding: 'utf8',
+  });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** The one build folder under `cacheHome`, and its files with their contents and times. */
+async function cacheFiles(cacheHome: string) {
+  const root = join(cacheHome, 'satchel', 'v8');
+  const folders = await readdir(root);
+  expect(folders).toHaveLength(1);
+  const folder = join(root, folders[0] ?? '');
+  const files = new Map<string, { bytes: Buffer; mtimeMs: number }>();
+  for (const name of await readdir(folder)) {
+    const path = join(folder, name);
+    files.set(name, { bytes: await readFile(path), mtimeMs: (await stat(path)).mtimeMs });
+  }
+  return { folder: folders[0] ?? '', files };
+}
+
+describe("the built binary's code cache", () => {
+  it('is written by the first start and used, not rewritten, by the next', async () => {
+    const home = join(dir, 'fresh');
+    const first = ls(home);
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toContain('todo.md');
+
+    const written = await cacheFiles(home);
+    expect(written.folder).toMatch(new RegExp(`-${process.version}-${process.arch}$`));
+    expect([...written.files.keys()]).toContain('satchel.cjs');
+    expect([...written.files.keys()].every((name) => name.endsWith('.cjs'))).toBe(true);
+
+    expect(ls(home)).toEqual(first);
+    const after = await cacheFiles(home);
+    for (const [name, file] of written.files) {
+      expect(after.files.get(name)?.mtimeMs, name).toBe(file.mtimeMs);
+    }
+  });
+
+  it('compiles from source past damaged data, and writes it again', async () => {
+    const home = join(dir, 'damaged');
+    const good = ls(home);
+    const { folder, files } = await cacheFiles(home);
+    const garbage = Buffer.from('not what V8 wrote '.repeat(64));
+    for (const name of files.keys()) {
+      await writeFile(join(home, 'satchel', 'v8', folder, name), garbage);
+    }
+
+    expect(ls(home)).toEqual(good);
+    const repaired = await cacheFiles(home);
+    expect(repaired.folder).toBe(folder);
+    for (const [name, file] of repaired.files) {
+      expect(file.bytes.equals(garbage), name).toBe(false);
+    }
+  });
+
+  it("removes another build's folder when it makes its own", async () => {
+    const home = join(dir, 'stale');
+    const stale = join(home, 'satchel', 'v8', `0123456789abcdef-${process.version}-x`);
+    await mkdir(stale, { recursive: true });
+    await writeFile(join(stale, 'satchel.cjs'), 'old');
+
+    expect(ls(home)).toMatchObject({ code: 0, stderr: '' });
+    expect((await cacheFiles(home)).folder).not.toBe('0123456789abcdef');
+    expect(existsSync(stale)).toBe(false);
+  });
+
+  it('runs the same where no cache can be written', async () => {
+    const notAFolder = join(dir, 'a-file');
+    await writeFile(notAFolder, '');
+    const run = ls(notAFolder);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('todo.md');
+  });
+});

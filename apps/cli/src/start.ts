@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+/**
+ * The built `satchel` binary (dist/main.js): loads the program, which build.mjs turns into
+ * CommonJS chunks (dist/*.cjs), through V8's code cache.
+ *
+ * A command's start was mostly V8 parsing ~1.5 MB of source (docs/benchmarks.md, CLI cold
+ * start). A chunk is compiled here with `vm.Script`; the first run saves what V8 compiled to the
+ * user's cache directory, and later runs hand it back instead of parsing. Node 22 does this
+ * itself (`module.enableCompileCache`); Node 20 offers it only for scripts, hence the chunks.
+ *
+ * The cache is an optimisation only: it lives under `$XDG_CACHE_HOME/satchel` (else
+ * `~/.cache/satchel`), one folder per build and Node version; V8 refuses data that does not match
+ * the source or its flags, and then the chunk is compiled from source and its cache written again.
+ * Any error reading or writing it is ignored. Deleting it is always safe.
+ */
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { Script } from 'node:vm';
+
+/** Set by build.mjs: the build's id, the program's chunk, and the ES modules chunks need first. */
+declare const SATCHEL_BUILD: {
+  readonly id: string;
+  readonly entry: string;
+  /** For a chunk loaded by `import()`: the ES-only packages its static imports reach. */
+  readonly esm: Readonly<Record<string, readonly string[]>>;
+};
+
+// Before any chunk is compiled: V8 keys its cache by the flags too. main.ts says why the flag.
+setFlagsFromString('--liftoff-only');
+
+const dist = dirname(fileURLToPath(import.meta.url));
+const requireHere = createRequire(import.meta.url);
+/** ES-only packages (with top-level await: `require` cannot load them), once imported. */
+const esModules = new Map<string, unknown>();
+const chunks = new Map<string, { exports: unknown }>();
+/** Chunks compiled without usable cache data, to be saved once the command is done. */
+const unsaved: [name: string, script: Script][] = [];
+
+/** `$XDG_CACHE_HOME/satchel/v8/<build>-<node>`, or null without a home to put it in. */
+function cacheFolder(): string | null {
+  const base = process.env.XDG_CACHE_HOME || (homedir() && join(homedir(), '.cache'));
+  if (!base) return null;
+  return join(base, 'satchel', 'v8', `${SATCHEL_BUILD.id}-${process.version}-${process.arch}`);
+}
+const cache = cacheFolder();
+
+function cached(name: string): Buffer | undefined {
+  if (cache === null) return undefined;
+  try {
+    return readFileSync(join(cache, name));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes what V8 compiled, after the command: functions compiled while it ran are in it too. */
+function save(): void {
+  if (cache === null || unsaved.length === 0) return;
+  try {
+    if (mkdirSync(cache, { recursive: true, mode: 0o700 }) !== undefined) {
+      // A new folder: the folders of other builds (or Node versions) are stale.
+      const parent = dirname(cache);
+      for (const old of readdirSync(parent)) {
+        if (join(parent, old) !== cache)
+          rmSync(join(parent, old), { recursive: true, force: true });
+      }
+    }
+    for (const [name, script] of unsaved) {
+      const temporary = join(cache, `${name}.${process.pid}.tmp`);
+      writeFileSync(temporary, script.createCachedData());
+      renameSync(temporary, join(cache, name));
+    }
+  } catch {
+    // A read-only or full disk costs the next start its cache, nothing else.
+  }
+}
+
+/** The `require` a chunk is given: other chunks from here, everything else as Node resolves it. */
+function requireFromChunk(specifier: string): unknown {
+  if (specifier.startsWith('./')) return load(specifier.slice(2));
+  return esModules.has(specifier) ? esModules.get(specifier) : requireHere(specifier);
+}
+
+/** A chunk's `import()` of another: the ES-only packages it needs first, then the chunk. */
+async function importChunk(specifier: string): Promise<unknown> {
+  const name = specifier.slice(2);
+  for (const id of SATCHEL_BUILD.esm[name] ?? []) {
+    if (!esModules.has(id)) esModules.set(id, await import(id));
+  }
+  return load(name);
+}
+
+function load(name: string): unknown {
+  const known = chunks.get(name);
+  if (known !== undefined) return known.exports;
+  const chunk = { exports: {} };
+  chunks.set(name, chunk);
+  const filename = join(dist, name);
+  const source = readFileSync(filename, 'utf8');
+  const cachedData = cached(name);
+  const script = new Script(
+    `(function (exports, require, module, __filename, __dirname, __importMetaUrl, __importChunk) {${source}\n})`,
+    { filename, cachedData },
+  );
+  if (cachedData === undefined || script.cachedDataRejected === true) unsaved.push([name, script]);
+  script.runInThisContext()(
+    chunk.exports,
+    requireFromChunk,
+    chunk,
+    filename,
+    dist,
+    pathToFileURL(filename).href,
+    importChunk,
+  );
+  return chunk.exports;
+}
+
+process.once('exit', save);
+load(SATCHEL_BUILD.entry);
