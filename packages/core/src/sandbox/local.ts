@@ -3,7 +3,6 @@
  * by default), commands are child processes started in it. Hibernate keeps the files; reset
  * empties the directory, which is what a CodeSandbox VM looks like after a CLEAN boot.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -35,18 +34,17 @@ export function checkSandboxId(id: string): string {
  * Runs argv in `cwd`, streaming its output; resolves with the exit code (127: not started),
  * rejects with INVALID_INPUT for an empty argv.
  */
-export function runProcess(
+export async function runProcess(
   command: readonly string[],
   cwd: string,
   options: ExecOptions = {},
 ): Promise<ExecResult> {
   const [file, ...args] = command;
   if (file === undefined) {
-    // Rejected, not thrown: callers of a promise-returning exec handle failures in one place.
-    return Promise.reject(
-      new SatchelError('INVALID_INPUT', 'no command to run', { field: 'command' }),
-    );
+    throw new SatchelError('INVALID_INPUT', 'no command to run', { field: 'command' });
   }
+  // Loaded with the first command run: a process that never runs one does not pay for it.
+  const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
     const child = spawn(file, args, {
       cwd,

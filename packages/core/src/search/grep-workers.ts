@@ -5,8 +5,9 @@
  * terminated; the pool starts a replacement when a job next needs one. The engine closes the
  * pool when it closes.
  */
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { SatchelError } from '@satchel/client/errors.js';
 import type { BatchOutcome, MatcherSpec, ScanFile } from './grep-scan.js';
 
@@ -73,6 +74,10 @@ function closedError(): SatchelError {
  * entry module (tsx is a dev dependency, needed only there).
  */
 function startWorker(): Worker {
+  // Loaded with the first worker: a process that never greps does not pay for it.
+  const { Worker } = createRequire(import.meta.url)(
+    'node:worker_threads',
+  ) as typeof import('node:worker_threads');
   if (!import.meta.url.endsWith('.ts'))
     return new Worker(new URL('./grep-worker.js', import.meta.url));
   const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));

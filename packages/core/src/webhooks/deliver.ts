@@ -3,8 +3,7 @@
  * SSRF guard accepted, follows no redirect, gives up after the timeout, and keeps at most a few
  * KiB of the answer for the delivery log.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import { type AllowList, describeRange, guardedLookup, hostOf, refusedRange } from './ssrf.js';
 
 /** How much of an answer's body is read for the log. */
@@ -72,7 +71,11 @@ export async function postOnce(
       durationMs: 0,
     };
   }
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  // Loaded with the first delivery: a command that never delivers does not pay for them.
+  const { request: send } = await (url.protocol === 'https:'
+    ? import('node:https')
+    : import('node:http'));
+  const lookup = await guardedLookup(options.allow);
   try {
     return await new Promise<AttemptResult>((resolve, reject) => {
       const req = send(
@@ -87,7 +90,7 @@ export async function postOnce(
           },
           // A fresh connection per attempt: every attempt resolves and checks the address anew.
           agent: false,
-          lookup: guardedLookup(options.allow),
+          lookup,
           signal: AbortSignal.timeout(options.timeoutMs),
         },
         (res) => {

@@ -7,8 +7,7 @@
  * or the address. Checked when a webhook is created or changed, and again at every delivery on
  * the very address the connection uses (`guardedLookup`), so DNS rebinding cannot slip through.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { lookup as lookupPromise } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { SatchelError } from '@satchel/client/errors.js';
 import ipaddr from 'ipaddr.js';
@@ -198,8 +197,10 @@ function refusedAddress(url: URL, address: string, range: string): SatchelError 
 /** Resolves every address of `host` (an IP literal resolves to itself without a query). */
 export type Resolver = (host: string) => Promise<string[]>;
 
-export const resolveAll: Resolver = async (host) =>
-  (await lookupPromise(host, { all: true, verbatim: true })).map((a) => a.address);
+export const resolveAll: Resolver = async (host) => {
+  const { lookup } = await import('node:dns/promises');
+  return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+};
 
 /**
  * Checks a webhook URL: its form, then every address its host resolves to. INVALID_INPUT with
@@ -236,9 +237,10 @@ export async function checkWebhookUrl(
  * when any resolved address is refused, so the socket can only reach an address that passed.
  * Hosts on the allow-list are resolved unchecked.
  */
-export function guardedLookup(allow: AllowList): LookupFunction {
+export async function guardedLookup(allow: AllowList): Promise<LookupFunction> {
+  const { lookup } = await import('node:dns');
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) {
         callback(error, '', 0);
         return;
