@@ -3,12 +3,13 @@
  * wall time from spawn to exit, against `node -e 0` in the same run: `--version`, `--help`,
  * `ls` on a local data directory, and `ls` against a `satchel serve` on loopback (the server runs
  * throughout; only the client process is timed). Rounds alternate the order of the commands;
- * figures are medians. BENCH_ROUNDS (default 10), BENCH_FILES (files in the workspace, 20).
+ * figures are medians. The commands find V8's code cache written by the warm-up (start.ts), as a
+ * user's second command does; "first start" runs `ls` with an empty cache every time. BENCH_ROUNDS (default 10), BENCH_FILES (files in the workspace, 20).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -35,8 +36,10 @@ interface Case {
   readonly name: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
-  /** Target in ms; null for the baseline. */
+  /** Target in ms; null for the baseline and for what is only reported. */
   readonly target: number | null;
+  /** Run with an empty code cache each time (a user's first command). */
+  readonly firstStart?: true;
 }
 
 const median = (values: readonly number[]): number => {
@@ -50,10 +53,11 @@ const ms = (n: number): string => `${n.toFixed(0)} ms`;
 
 /** Runs one fresh process to its exit; resolves with its wall time in ms. Fails on exit ≠ 0. */
 async function timed(c: Case): Promise<number> {
+  const cache = c.firstStart ? await mkdtemp(join(TMP, 'cache-')) : join(TMP, 'cache');
   const start = performance.now();
   const child = spawn(process.execPath, c.args, {
     cwd: TMP,
-    env: { PATH: process.env.PATH ?? '', HOME: TMP, ...c.env },
+    env: { PATH: process.env.PATH ?? '', HOME: TMP, XDG_CACHE_HOME: cache, ...c.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -114,7 +118,7 @@ function summary(cases: readonly Case[], times: ReadonlyMap<string, number[]>): 
       c.name,
       ms(m),
       `${ms(Math.min(...t))}–${ms(Math.max(...t))}`,
-      c.target === null ? '-' : ms(m - base),
+      c.name === 'node -e 0' ? '-' : ms(m - base),
       c.target === null ? '-' : `≤ ${c.target} ms`,
       c.target === null ? '-' : m <= c.target ? 'PASS' : 'MISS',
     ];
@@ -155,6 +159,13 @@ async function main(): Promise<void> {
     { name: 'satchel --help', args: [MAIN, '--help'], env: {}, target: 200 },
     { name: 'satchel ls (local)', args: [MAIN, ...ls], env: { SATCHEL_DATA: local }, target: 300 },
     {
+      name: 'satchel ls (local, first start)',
+      args: [MAIN, ...ls],
+      env: { SATCHEL_DATA: local },
+      target: null,
+      firstStart: true,
+    },
+    {
       name: 'satchel ls (server)',
       args: [MAIN, ...ls],
       env: { SATCHEL_URL: server.url, SATCHEL_TOKEN: key },
@@ -177,7 +188,8 @@ async function main(): Promise<void> {
     }
     const misses = summary(cases, times);
     console.log(
-      `\n${cases.length - 1 - misses} PASS, ${misses} MISS (a MISS is a measurement, not a failure)`,
+      `\n${cases.filter((c) => c.target !== null).length - misses} PASS, ${misses} MISS ` +
+        '(a MISS is a measurement, not a failure)',
     );
   } finally {
     server.child.kill();
