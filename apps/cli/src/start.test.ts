@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,7 @@ afterAll(async () => {
 /** `satchel ls` with its cache under `cacheHome`; its exit code and output. */
 function ls(cacheHome: string) {
   const run = spawnSync(process.execPath, [main, 'ls', '--data', data, '-w', 'notes'], {
+    cwd: dir,
     env: { PATH: process.env.PATH, HOME: dir, XDG_CACHE_HOME: cacheHome },
     encoding: 'utf8',
   });
@@ -88,15 +89,31 @@ describe("the built binary's code cache", () => {
     }
   });
 
-  it("removes another build's folder when it makes its own", async () => {
+  it('keeps the two newest folders of other builds when it makes its own', async () => {
     const home = join(dir, 'stale');
-    const stale = join(home, 'satchel', 'v8', `0123456789abcdef-${process.version}-x`);
-    await mkdir(stale, { recursive: true });
-    await writeFile(join(stale, 'satchel.cjs'), 'old');
+    const v8 = join(home, 'satchel', 'v8');
+    const stale = ['old', 'older', 'oldest'].map((name) => join(v8, `${name}-${process.version}`));
+    for (const [i, folder] of stale.entries()) {
+      await mkdir(folder, { recursive: true });
+      await writeFile(join(folder, 'satchel.cjs'), 'old');
+      const made = new Date(Date.now() - (i + 1) * 60_000);
+      await utimes(folder, made, made);
+    }
 
     expect(ls(home)).toMatchObject({ code: 0, stderr: '' });
-    expect((await cacheFiles(home)).folder).not.toBe('0123456789abcdef');
-    expect(existsSync(stale)).toBe(false);
+    const left = await readdir(v8);
+    expect(left).toHaveLength(3);
+    expect(left).toEqual(
+      expect.arrayContaining([`old-${process.version}`, `older-${process.version}`]),
+    );
+    expect(existsSync(stale[2] ?? '')).toBe(false);
+  });
+
+  it('ignores a relative XDG_CACHE_HOME and uses ~/.cache', async () => {
+    const run = ls('relative-cache');
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(existsSync(join(dir, 'relative-cache'))).toBe(false);
+    expect((await readdir(join(dir, '.cache', 'satchel', 'v8'))).length).toBe(1);
   });
 
   it('runs the same where no cache can be written', async () => {

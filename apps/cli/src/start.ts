@@ -9,14 +9,23 @@
  * itself (`module.enableCompileCache`); Node 20 offers it only for scripts, hence the chunks.
  *
  * The cache is an optimisation only: it lives under `$XDG_CACHE_HOME/satchel` (else
- * `~/.cache/satchel`), one folder per build and Node version; V8 refuses data that does not match
+ * `~/.cache/satchel`), one folder per build and Node version, the three newest kept; V8 refuses
+ * data that does not match
  * the source or its flags, and then the chunk is compiled from source and its cache written again.
  * Any error reading or writing it is ignored. Deleting it is always safe.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
@@ -40,13 +49,37 @@ const chunks = new Map<string, { exports: unknown }>();
 /** Chunks compiled without usable cache data, to be saved once the command is done. */
 const unsaved: [name: string, script: Script][] = [];
 
-/** `$XDG_CACHE_HOME/satchel/v8/<build>-<node>`, or null without a home to put it in. */
+/** Build folders kept: a second install (a global one beside a checkout) keeps its cache too. */
+const KEEP = 3;
+
+/**
+ * `$XDG_CACHE_HOME/satchel/v8/<build>-<node>-<arch>`, else under `~/.cache`; null without a home.
+ * A relative XDG_CACHE_HOME is ignored, as the XDG specification says: the cache never lands in
+ * the folder a command runs in.
+ */
 function cacheFolder(): string | null {
-  const base = process.env.XDG_CACHE_HOME || (homedir() && join(homedir(), '.cache'));
-  if (!base) return null;
+  const xdg = process.env.XDG_CACHE_HOME;
+  let base: string;
+  try {
+    base = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
+  } catch {
+    return null;
+  }
+  if (!isAbsolute(base)) return null;
   return join(base, 'satchel', 'v8', `${SATCHEL_BUILD.id}-${process.version}-${process.arch}`);
 }
 const cache = cacheFolder();
+
+/** Removes all but the most recently made build folders beside `folder`. */
+function prune(folder: string): void {
+  const parent = dirname(folder);
+  const others = readdirSync(parent)
+    .map((name) => join(parent, name))
+    .filter((path) => path !== folder)
+    .map((path) => ({ path, made: statSync(path).mtimeMs }))
+    .sort((a, b) => b.made - a.made);
+  for (const { path } of others.slice(KEEP - 1)) rmSync(path, { recursive: true, force: true });
+}
 
 function cached(name: string): Buffer | undefined {
   if (cache === null) return undefined;
@@ -61,14 +94,8 @@ function cached(name: string): Buffer | undefined {
 function save(): void {
   if (cache === null || unsaved.length === 0) return;
   try {
-    if (mkdirSync(cache, { recursive: true, mode: 0o700 }) !== undefined) {
-      // A new folder: the folders of other builds (or Node versions) are stale.
-      const parent = dirname(cache);
-      for (const old of readdirSync(parent)) {
-        if (join(parent, old) !== cache)
-          rmSync(join(parent, old), { recursive: true, force: true });
-      }
-    }
+    // A new folder: the oldest folders of other builds (or Node versions) are stale.
+    if (mkdirSync(cache, { recursive: true, mode: 0o700 }) !== undefined) prune(cache);
     for (const [name, script] of unsaved) {
       const temporary = join(cache, `${name}.${process.pid}.tmp`);
       writeFileSync(temporary, script.createCachedData());
