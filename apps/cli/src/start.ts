@@ -9,10 +9,9 @@
  * itself (`module.enableCompileCache`); Node 20 offers it only for scripts, hence the chunks.
  *
  * The cache is an optimisation only: it lives under `$XDG_CACHE_HOME/satchel` (else
- * `~/.cache/satchel`), one folder per build and Node version, the three newest kept; V8 refuses
- * data that does not match
- * the source or its flags, and then the chunk is compiled from source and its cache written again.
- * Any error reading or writing it is ignored. Deleting it is always safe.
+ * `~/.cache/satchel`), one folder per build and Node version, the three newest kept. V8 refuses
+ * data that does not match the source or its flags; the chunk is then compiled from source and
+ * its cache written again. Any error reading or writing it is ignored. Deleting it is always safe.
  */
 import {
   mkdirSync,
