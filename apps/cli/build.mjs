@@ -5,7 +5,8 @@
  *   esbuild chunks, made CommonJS (`*.cjs`): a command loads the few large chunks it needs
  *   instead of ~680 modules;
  * - main.js (src/start.ts), which loads those chunks through V8's code cache, so that a start
- *   does not parse them again (docs/architecture.md, "The CLI's start");
+ *   does not parse them again (docs/architecture.md, "The CLI's start"), and that cache for the
+ *   Node running the build in v8/ (src/v8-cache.ts);
  * - grep-worker.js, core's grep worker, an ES module of its own.
  *
  * The chunks are built as ES modules first (esbuild splits only those), then each is turned into
@@ -20,6 +21,7 @@
  * files by name (`@satchel/web/assets/*`, `@satchel/mcp/package.json`), which are dependencies
  * already. `../package.json` beside dist/ is this package's, as it was for tsc's output.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -163,6 +165,16 @@ await build({
     }),
   },
 });
+
+// V8's data for the chunks, made by the Node that builds (start.ts uses it when it matches).
+await build({
+  ...common,
+  entryPoints: { 'v8-cache': 'src/v8-cache.ts' },
+  outdir: 'dist',
+  format: 'esm',
+});
+execFileSync(process.execPath, [join(here, 'dist', 'v8-cache.js')], { stdio: 'inherit' });
+await rm(join(here, 'dist', 'v8-cache.js'));
 
 // Core's grep worker: a file of its own, started as a worker thread beside the chunks.
 await build({

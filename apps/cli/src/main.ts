@@ -8,10 +8,8 @@ import { isatty } from 'node:tty';
 import { setFlagsFromString } from 'node:v8';
 import { run } from './program.js';
 
-// fetch's HTTP parser is WebAssembly, which Node 20 also compiles with the optimising tier on
-// a background thread, and the process waits for that at exit: ~130 ms of a command against a
-// server (docs/benchmarks.md, "The hot path, fourth pass"). The baseline tier parses a
-// response's head and framing fast enough for a command line, long-running sync included.
+// The built binary has set it before compiling any chunk (chunk-script.ts says why); the same
+// here for `tsx src/main.ts`.
 setFlagsFromString('--liftoff-only');
 
 // A reader that stops early (`satchel cat big.log | head`) is not an error: end quietly.

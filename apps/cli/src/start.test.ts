@@ -1,7 +1,8 @@
 /**
- * The built binary's start (start.ts): the chunks load through V8's code cache, kept under
- * XDG_CACHE_HOME, and a cache that is damaged, stale or cannot be written changes nothing a user
- * sees. turbo builds the package before its tests; run by hand, build it first.
+ * The built binary's start (start.ts): the chunks load through V8's code cache, the build's data
+ * (dist/v8/) or the data a run kept under XDG_CACHE_HOME; a cache that is damaged, stale or cannot
+ * be written changes nothing a user sees. turbo builds the package before its tests; run by hand,
+ * build it first.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -29,11 +30,17 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/**
+ * Another V8 heap limit: V8's flags differ from the build's, so its data does not match and a
+ * run makes and keeps its own, as for a user who sets it.
+ */
+const OTHER_FLAGS = { NODE_OPTIONS: '--max-old-space-size=3000' };
+
 /** `satchel ls` with its cache under `cacheHome`; its exit code and output. */
-function ls(cacheHome: string) {
+function ls(cacheHome: string, env: Record<string, string> = OTHER_FLAGS) {
   const run = spawnSync(process.execPath, [main, 'ls', '--data', data, '-w', 'notes'], {
     cwd: dir,
-    env: { PATH: process.env.PATH, HOME: dir, XDG_CACHE_HOME: cacheHome },
+    env: { PATH: process.env.PATH, HOME: dir, XDG_CACHE_HOME: cacheHome, ...env },
     encoding: 'utf8',
   });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
@@ -54,7 +61,15 @@ async function cacheFiles(cacheHome: string) {
 }
 
 describe("the built binary's code cache", () => {
-  it('is written by the first start and used, not rewritten, by the next', async () => {
+  it("starts from the build's data, and writes none, where it matches", () => {
+    const home = join(dir, 'shipped');
+    const run = ls(home, {});
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('todo.md');
+    expect(existsSync(home)).toBe(false);
+  });
+
+  it("is written by a start the build's data does not match, and used, not rewritten, by the next", async () => {
     const home = join(dir, 'fresh');
     const first = ls(home);
     expect(first).toMatchObject({ code: 0, stderr: '' });

@@ -4,14 +4,17 @@
  * CommonJS chunks (dist/*.cjs), through V8's code cache.
  *
  * A command's start was mostly V8 parsing ~1.5 MB of source (docs/benchmarks.md, CLI cold
- * start). A chunk is compiled here with `vm.Script`; the first run saves what V8 compiled to the
- * user's cache directory, and later runs hand it back instead of parsing. Node 22 does this
- * itself (`module.enableCompileCache`); Node 20 offers it only for scripts, hence the chunks.
+ * start). A chunk is compiled here with `vm.Script` and the data V8 made for it before, and V8
+ * skips the parse. Node 22 does this itself (`module.enableCompileCache`); Node 20 offers it only
+ * for scripts, hence the chunks.
  *
- * The cache is an optimisation only: it lives under `$XDG_CACHE_HOME/satchel` (else
- * `~/.cache/satchel`), one folder per build and Node version, the three newest kept. V8 refuses
- * data that does not match the source or its flags; the chunk is then compiled from source and
- * its cache written again. Any error reading or writing it is ignored. Deleting it is always safe.
+ * The data comes from the user's cache folder, `$XDG_CACHE_HOME/satchel` (else
+ * `~/.cache/satchel`; one folder per build and Node version, the three newest kept), else from
+ * `dist/v8/`, made by the build for the Node that built it (v8-cache.ts). V8 refuses data that
+ * does not match the source, its version or its flags; the chunk is then compiled from source,
+ * and what V8 made of it, the functions the command ran included, is saved to the user's cache
+ * folder when the command ends. The cache is an optimisation only: any error reading or writing
+ * it is ignored, and deleting it is always safe.
  */
 import {
   mkdirSync,
@@ -26,8 +29,8 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { Script } from 'node:vm';
+import type { Script } from 'node:vm';
+import { chunkScript, V8_KEY } from './chunk-script.js';
 
 /** Set by build.mjs: the build's id, the program's chunk, and the ES modules chunks need first. */
 declare const SATCHEL_BUILD: {
@@ -36,9 +39,6 @@ declare const SATCHEL_BUILD: {
   /** For a chunk loaded by `import()`: the ES-only packages its static imports reach. */
   readonly esm: Readonly<Record<string, readonly string[]>>;
 };
-
-// Before any chunk is compiled: V8 keys its cache by the flags too. main.ts says why the flag.
-setFlagsFromString('--liftoff-only');
 
 const dist = dirname(fileURLToPath(import.meta.url));
 const requireHere = createRequire(import.meta.url);
@@ -65,7 +65,7 @@ function cacheFolder(): string | null {
     return null;
   }
   if (!isAbsolute(base)) return null;
-  return join(base, 'satchel', 'v8', `${SATCHEL_BUILD.id}-${process.version}-${process.arch}`);
+  return join(base, 'satchel', 'v8', `${SATCHEL_BUILD.id}-${V8_KEY}`);
 }
 const cache = cacheFolder();
 
@@ -80,13 +80,19 @@ function prune(folder: string): void {
   for (const { path } of others.slice(KEEP - 1)) rmSync(path, { recursive: true, force: true });
 }
 
+/** What the build made for this Node (v8-cache.ts), and the user's cache folder. */
+const shipped = join(dist, 'v8', V8_KEY);
+
+/** V8's data for chunk `name`: the user's first (made by a run), else the build's. */
 function cached(name: string): Buffer | undefined {
-  if (cache === null) return undefined;
-  try {
-    return readFileSync(join(cache, name));
-  } catch {
-    return undefined;
+  for (const folder of cache === null ? [shipped] : [cache, shipped]) {
+    try {
+      return readFileSync(join(folder, name));
+    } catch {
+      // None there.
+    }
   }
+  return undefined;
 }
 
 /** Writes what V8 compiled, after the command: functions compiled while it ran are in it too. */
@@ -128,10 +134,7 @@ function load(name: string): unknown {
   const filename = join(dist, name);
   const source = readFileSync(filename, 'utf8');
   const cachedData = cached(name);
-  const script = new Script(
-    `(function (exports, require, module, __filename, __dirname, __importMetaUrl, __importChunk) {${source}\n})`,
-    { filename, cachedData },
-  );
+  const script = chunkScript(filename, source, cachedData);
   if (cachedData === undefined || script.cachedDataRejected === true) unsaved.push([name, script]);
   script.runInThisContext()(
     chunk.exports,
