@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSatchel } from '@satchel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunkScript, V8_KEY } from './chunk-script.js';
 
 const main = join(dirname(dirname(fileURLToPath(import.meta.url))), 'dist', 'main.js');
 
@@ -31,13 +32,13 @@ afterAll(async () => {
 });
 
 /**
- * Another V8 heap limit: V8's flags differ from the build's, so its data does not match and a
- * run makes and keeps its own, as for a user who sets it.
+ * Another V8 heap limit: V8's flags differ from the build's, so its data does not match, as for
+ * a user who sets one.
  */
 const OTHER_FLAGS = { NODE_OPTIONS: '--max-old-space-size=3000' };
 
 /** `satchel ls` with its cache under `cacheHome`; its exit code and output. */
-function ls(cacheHome: string, env: Record<string, string> = OTHER_FLAGS) {
+function ls(cacheHome: string, env: Record<string, string> = {}) {
   const run = spawnSync(process.execPath, [main, 'ls', '--data', data, '-w', 'notes'], {
     cwd: dir,
     env: { PATH: process.env.PATH, HOME: dir, XDG_CACHE_HOME: cacheHome, ...env },
@@ -61,31 +62,41 @@ async function cacheFiles(cacheHome: string) {
 }
 
 describe("the built binary's code cache", () => {
-  it("starts from the build's data, and writes none, where it matches", () => {
-    const home = join(dir, 'shipped');
-    const run = ls(home, {});
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toContain('todo.md');
-    expect(existsSync(home)).toBe(false);
-  });
-
-  it("is written by a start the build's data does not match, and used, not rewritten, by the next", async () => {
-    const home = join(dir, 'fresh');
-    const first = ls(home);
-    expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toContain('todo.md');
-
-    const written = await cacheFiles(home);
-    expect(written.folder).toMatch(new RegExp(`-${process.version}-${process.arch}$`));
-    expect([...written.files.keys()]).toContain('satchel.cjs');
-    expect([...written.files.keys()].every((name) => name.endsWith('.cjs'))).toBe(true);
-
-    expect(ls(home)).toEqual(first);
-    const after = await cacheFiles(home);
-    for (const [name, file] of written.files) {
-      expect(after.files.get(name)?.mtimeMs, name).toBe(file.mtimeMs);
+  it('has data from the build that this Node takes for every chunk', async () => {
+    const dist = dirname(main);
+    const chunks = (await readdir(dist)).filter((name) => name.endsWith('.cjs'));
+    expect(chunks).toContain('satchel.cjs');
+    for (const name of chunks) {
+      const filename = join(dist, name);
+      const data = await readFile(join(dist, 'v8', V8_KEY, name));
+      const script = chunkScript(filename, await readFile(filename, 'utf8'), data);
+      expect(script.cachedDataRejected, name).toBe(false);
     }
   });
+
+  it.each([
+    ["where the build's data matches", {}],
+    ['under other V8 flags', OTHER_FLAGS],
+  ])(
+    'keeps what a first start compiled %s, and the next start uses it and writes nothing',
+    async (_, env) => {
+      const home = join(dir, `fresh-${Object.keys(env).length}`);
+      const first = ls(home, env);
+      expect(first).toMatchObject({ code: 0, stderr: '' });
+      expect(first.stdout).toContain('todo.md');
+
+      const written = await cacheFiles(home);
+      expect(written.folder).toMatch(new RegExp(`-${process.version}-${process.arch}$`));
+      expect([...written.files.keys()]).toContain('satchel.cjs');
+      expect([...written.files.keys()].every((name) => name.endsWith('.cjs'))).toBe(true);
+
+      expect(ls(home, env)).toEqual(first);
+      const after = await cacheFiles(home);
+      for (const [name, file] of written.files) {
+        expect(after.files.get(name)?.mtimeMs, name).toBe(file.mtimeMs);
+      }
+    },
+  );
 
   it('compiles from source past damaged data, and writes it again', async () => {
     const home = join(dir, 'damaged');

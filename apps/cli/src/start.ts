@@ -11,10 +11,10 @@
  * The data comes from the user's cache folder, `$XDG_CACHE_HOME/satchel` (else
  * `~/.cache/satchel`; one folder per build and Node version, the three newest kept), else from
  * `dist/v8/`, made by the build for the Node that built it (v8-cache.ts). V8 refuses data that
- * does not match the source, its version or its flags; the chunk is then compiled from source,
- * and what V8 made of it, the functions the command ran included, is saved to the user's cache
- * folder when the command ends. The cache is an optimisation only: any error reading or writing
- * it is ignored, and deleting it is always safe.
+ * does not match the source, its version or its flags; the chunk is then compiled from source.
+ * Unless a chunk started from the user's own data, what V8 made of it, the functions the command
+ * ran included, is saved to the user's cache folder when the command ends. The cache is an
+ * optimisation only: any error reading or writing it is ignored, and deleting it is always safe.
  */
 import {
   mkdirSync,
@@ -83,11 +83,14 @@ function prune(folder: string): void {
 /** What the build made for this Node (v8-cache.ts), and the user's cache folder. */
 const shipped = join(dist, 'v8', V8_KEY);
 
-/** V8's data for chunk `name`: the user's first (made by a run), else the build's. */
-function cached(name: string): Buffer | undefined {
+/**
+ * V8's data for chunk `name`, and whether it is the user's own (made by a run). The build's data
+ * holds only what V8 compiles up front, not the functions a command runs.
+ */
+function cached(name: string): { data: Buffer; own: boolean } | undefined {
   for (const folder of cache === null ? [shipped] : [cache, shipped]) {
     try {
-      return readFileSync(join(folder, name));
+      return { data: readFileSync(join(folder, name)), own: folder === cache };
     } catch {
       // None there.
     }
@@ -133,9 +136,11 @@ function load(name: string): unknown {
   chunks.set(name, chunk);
   const filename = join(dist, name);
   const source = readFileSync(filename, 'utf8');
-  const cachedData = cached(name);
-  const script = chunkScript(filename, source, cachedData);
-  if (cachedData === undefined || script.cachedDataRejected === true) unsaved.push([name, script]);
+  const found = cached(name);
+  const script = chunkScript(filename, source, found?.data);
+  // Saved unless the user's own data served: the next start then finds the functions this
+  // command compiled too (~30 ms of `ls`, docs/benchmarks.md).
+  if (found?.own !== true || script.cachedDataRejected === true) unsaved.push([name, script]);
   script.runInThisContext()(
     chunk.exports,
     requireFromChunk,
