@@ -106,8 +106,13 @@ function save(): void {
     if (mkdirSync(cache, { recursive: true, mode: 0o700 }) !== undefined) prune(cache);
     for (const [name, script] of unsaved) {
       const temporary = join(cache, `${name}.${process.pid}.tmp`);
-      writeFileSync(temporary, script.createCachedData());
-      renameSync(temporary, join(cache, name));
+      try {
+        writeFileSync(temporary, script.createCachedData());
+        renameSync(temporary, join(cache, name));
+      } catch (error) {
+        rmSync(temporary, { force: true });
+        throw error;
+      }
     }
   } catch {
     // A read-only or full disk costs the next start its cache, nothing else.
