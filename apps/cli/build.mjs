@@ -166,14 +166,18 @@ await build({
   },
 });
 
-// V8's data for the chunks, made by the Node that builds (start.ts uses it when it matches).
+// V8's data for the chunks, made by the Node that builds (start.ts uses it when it matches),
+// without the builder's NODE_OPTIONS: V8 keys its data by the flags of a plain `satchel`.
 await build({
   ...common,
   entryPoints: { 'v8-cache': 'src/v8-cache.ts' },
   outdir: 'dist',
   format: 'esm',
 });
-execFileSync(process.execPath, [join(here, 'dist', 'v8-cache.js')], { stdio: 'inherit' });
+execFileSync(process.execPath, [join(here, 'dist', 'v8-cache.js')], {
+  stdio: 'inherit',
+  env: { ...process.env, NODE_OPTIONS: '' },
+});
 await rm(join(here, 'dist', 'v8-cache.js'));
 
 // Core's grep worker: a file of its own, started as a worker thread beside the chunks.
