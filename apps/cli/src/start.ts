@@ -45,7 +45,7 @@ const requireHere = createRequire(import.meta.url);
 /** ES-only packages (with top-level await: `require` cannot load them), once imported. */
 const esModules = new Map<string, unknown>();
 const chunks = new Map<string, { exports: unknown }>();
-/** Chunks compiled without usable cache data, to be saved once the command is done. */
+/** Chunks that did not start from the user's own data: saved once the command is done. */
 const unsaved: [name: string, script: Script][] = [];
 
 /** Build folders kept: a second install (a global one beside a checkout) keeps its cache too. */
@@ -80,7 +80,7 @@ function prune(folder: string): void {
   for (const { path } of others.slice(KEEP - 1)) rmSync(path, { recursive: true, force: true });
 }
 
-/** What the build made for this Node (v8-cache.ts), and the user's cache folder. */
+/** What the build made for this Node (v8-cache.ts). */
 const shipped = join(dist, 'v8', V8_KEY);
 
 /**
