@@ -3,6 +3,7 @@
  * of time (`v8-cache.ts`): the same flags, the same wrapper, so that V8 takes the data one made
  * for the other. V8 keys its data by its version, its flags and the source.
  */
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 
@@ -17,8 +18,13 @@ setFlagsFromString('--liftoff-only');
 const HEAD =
   '(function (exports, require, module, __filename, __dirname, __importMetaUrl, __importChunk) {';
 
-/** Where V8's data for this Node lives, below a cache folder or dist/v8. */
+/** Which Node V8's data is for: it names the folders the data lives in. */
 export const V8_KEY = `${process.version}-${process.arch}`;
+
+/** The folder of the data the build made for this Node, in the `dist` folder given. */
+export function builtData(dist: string): string {
+  return join(dist, 'v8', V8_KEY);
+}
 
 /** A chunk's source as a script, with V8's data for it when there is some. */
 export function chunkScript(filename: string, source: string, cachedData?: Buffer): Script {

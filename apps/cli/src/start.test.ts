@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSatchel } from '@satchel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chunkScript, V8_KEY } from './chunk-script.js';
+import { builtData, chunkScript } from './chunk-script.js';
 
 const main = join(dirname(dirname(fileURLToPath(import.meta.url))), 'dist', 'main.js');
 
@@ -68,7 +68,7 @@ describe("the built binary's code cache", () => {
     expect(chunks).toContain('satchel.cjs');
     for (const name of chunks) {
       const filename = join(dist, name);
-      const data = await readFile(join(dist, 'v8', V8_KEY, name));
+      const data = await readFile(join(builtData(dist), name));
       const script = chunkScript(filename, await readFile(filename, 'utf8'), data);
       expect(script.cachedDataRejected, name).toBe(false);
     }

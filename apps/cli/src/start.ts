@@ -30,7 +30,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Script } from 'node:vm';
-import { chunkScript, V8_KEY } from './chunk-script.js';
+import { builtData, chunkScript, V8_KEY } from './chunk-script.js';
 
 /** Set by build.mjs: the build's id, the program's chunk, and the ES modules chunks need first. */
 declare const SATCHEL_BUILD: {
@@ -81,7 +81,7 @@ function prune(folder: string): void {
 }
 
 /** What the build made for this Node (v8-cache.ts). */
-const shipped = join(dist, 'v8', V8_KEY);
+const shipped = builtData(dist);
 
 /**
  * V8's data for chunk `name`, and whether it is the user's own (made by a run). The build's data

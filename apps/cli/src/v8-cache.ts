@@ -7,10 +7,10 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chunkScript, V8_KEY } from './chunk-script.js';
+import { builtData, chunkScript } from './chunk-script.js';
 
 const dist = dirname(fileURLToPath(import.meta.url));
-const folder = join(dist, 'v8', V8_KEY);
+const folder = builtData(dist);
 mkdirSync(folder, { recursive: true });
 for (const name of readdirSync(dist).filter((file) => file.endsWith('.cjs'))) {
   const filename = join(dist, name);
