@@ -5,7 +5,8 @@
  * tree. Then where Satchel's time goes: the engine alone, MCP in memory, MCP over stdio.
  * Rounds alternate between the servers; figures are medians with the per-round range.
  * BENCH_ROUNDS, BENCH_OPS, BENCH_TREE, BENCH_BYTES (file size, default 4096); BENCH_CPU_PROF=<dir>
- * runs both server processes under `node --cpu-prof` and leaves their profiles in <dir>.
+ * runs both server processes under `node --cpu-prof` and leaves their profiles in <dir>;
+ * BENCH_CLI=<main.js> runs another build of the CLI (default: apps/cli/dist/main.js).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -21,7 +22,7 @@ import { createMcpServer } from '../src/server.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const TMP = join(HERE, '..', '.bench-tmp', `run-${process.pid}`);
-const CLI = join(HERE, '..', '..', 'cli', 'dist', 'main.js');
+const CLI = process.env.BENCH_CLI ?? join(HERE, '..', '..', 'cli', 'dist', 'main.js');
 const OFFICIAL = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-filesystem/dist/index.js',
 );
