@@ -5,6 +5,7 @@
 import {
   chmodSync,
   closeSync,
+  fstatSync,
   mkdtempSync,
   openSync,
   rmSync,
@@ -14,7 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { flushFiles, forgetSyncfs, SYNCFS_FROM } from './flush-files.js';
+import { flushFiles, forgetSyncfs, type OpenFile, SYNCFS_FROM } from './flush-files.js';
 
 let dir: string;
 let fds: number[] = [];
@@ -33,13 +34,13 @@ afterEach(() => {
 });
 
 /** `count` new files with a line each, open for writing. */
-function files(count: number): number[] {
+function files(count: number): OpenFile[] {
   const opened = Array.from({ length: count }, (_, i) => {
     const fd = openSync(join(dir, `f-${fds.length + i}`), 'wx', 0o644);
     writeSync(fd, `file ${i}\n`);
-    return fd;
+    return { fd, dev: fstatSync(fd).dev };
   });
-  fds.push(...opened);
+  fds.push(...opened.map(({ fd }) => fd));
   return opened;
 }
 

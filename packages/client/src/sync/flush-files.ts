@@ -14,7 +14,7 @@
  * it writes too.
  */
 import { spawn } from 'node:child_process';
-import { fstatSync, fsync } from 'node:fs';
+import { fsync } from 'node:fs';
 import { promisify } from 'node:util';
 
 const fsyncAsync = promisify(fsync);
@@ -28,18 +28,21 @@ export const SYNCFS_FROM = 64;
 /** Whether `sync -f` worked here: unknown until the first group large enough asks. */
 let syncfsWorks: boolean | undefined;
 
+/** A file to flush: its descriptor, and the device it is on (`fstat`'s `dev`). */
+export interface OpenFile {
+  readonly fd: number;
+  readonly dev: number;
+}
+
 /**
- * Makes the files open as `fds` durable, content and size: by `syncfs` once per file system
- * for a group of SYNCFS_FROM or more where it works, else by an fsync each, side by side on the
- * thread pool. Rejects with the error of the first that fails. Returns the way it took.
+ * Makes `files` durable, content and size: by `syncfs` once per file system for a group of
+ * SYNCFS_FROM or more where it works, else by an fsync each, side by side on the thread pool.
+ * Rejects with the error of the first that fails. Returns the way it took.
  */
-export async function flushFiles(fds: readonly number[]): Promise<'syncfs' | 'fsync'> {
-  if (fds.length >= SYNCFS_FROM && syncfsWorks !== false) {
+export async function flushFiles(files: readonly OpenFile[]): Promise<'syncfs' | 'fsync'> {
+  if (files.length >= SYNCFS_FROM && syncfsWorks !== false) {
     const oneOnEach = new Map<number, number>();
-    for (const fd of fds) {
-      const { dev } = fstatSync(fd);
-      if (!oneOnEach.has(dev)) oneOnEach.set(dev, fd);
-    }
+    for (const { fd, dev } of files) if (!oneOnEach.has(dev)) oneOnEach.set(dev, fd);
     try {
       await Promise.all([...oneOnEach.values()].map(syncfs));
       syncfsWorks = true;
@@ -51,7 +54,7 @@ export async function flushFiles(fds: readonly number[]): Promise<'syncfs' | 'fs
       syncfsWorks ??= false;
     }
   }
-  await Promise.all(fds.map((fd) => fsyncAsync(fd)));
+  await Promise.all(files.map(({ fd }) => fsyncAsync(fd)));
   return 'fsync';
 }
 

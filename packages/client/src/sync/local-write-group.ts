@@ -129,11 +129,12 @@ export class LocalWriteGroup implements TreeWriteGroup {
     this.#folders = null;
     let flushed: Flushed[];
     try {
-      flushed = pending.map((p) => {
-        const st = fstatSync(p.fd);
-        return { ...p, written: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } };
-      });
-      await flushFiles(pending.map((p) => p.fd));
+      const stated = pending.map((p) => ({ p, st: fstatSync(p.fd) }));
+      flushed = stated.map(({ p, st }) => ({
+        ...p,
+        written: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino },
+      }));
+      await flushFiles(stated.map(({ p, st }) => ({ fd: p.fd, dev: st.dev })));
     } catch (error) {
       await this.#remove(pending);
       throw error;
