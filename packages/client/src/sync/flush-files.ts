@@ -35,12 +35,16 @@ export interface OpenFile {
 }
 
 /**
- * Makes `files` durable, content and size: by `syncfs` once per file system for a group of
- * SYNCFS_FROM or more where it works, else by an fsync each, side by side on the thread pool.
- * Rejects with the error of the first that fails. Returns the way it took.
+ * Makes `files` durable, content and size (or, for folders, their entries): by `syncfs` once
+ * per file system for a group of `from` (SYNCFS_FROM) or more where it works, else by an fsync
+ * each, side by side on the thread pool. Rejects with the error of the first that fails.
+ * Returns the way it took.
  */
-export async function flushFiles(files: readonly OpenFile[]): Promise<'syncfs' | 'fsync'> {
-  if (files.length >= SYNCFS_FROM && syncfsWorks !== false) {
+export async function flushFiles(
+  files: readonly OpenFile[],
+  from: number = SYNCFS_FROM,
+): Promise<'syncfs' | 'fsync'> {
+  if (files.length >= from && syncfsWorks !== false) {
     const oneOnEach = new Map<number, number>();
     for (const { fd, dev } of files) if (!oneOnEach.has(dev)) oneOnEach.set(dev, fd);
     try {

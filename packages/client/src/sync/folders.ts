@@ -20,7 +20,17 @@
  * Folders are opened with synchronous calls: one open per level, microseconds on a local disk,
  * and one code path for scans (which are synchronous on purpose, see LocalTree.list) and writes.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  statSync,
+} from 'node:fs';
+import { flushFiles, type OpenFile, SYNCFS_FROM } from './flush-files.js';
 import { SymlinkInPathError } from './tree.js';
 
 /** A verified folder of the tree. */
@@ -180,6 +190,7 @@ export class Folders {
           }
           try {
             mkdirSync(at(parent, name));
+            run?.changed(parent);
           } catch (made) {
             if (codeOf(made) !== 'EEXIST') throw made;
           }
@@ -260,6 +271,8 @@ export class FolderRun {
   readonly #folders = new Set<Folder>();
   /** Tree paths found without a folder, as far as the run looked. */
   readonly #missing = new Set<string>();
+  /** Held folders whose entries changed since the last `flushChanged`. */
+  readonly #changed = new Set<Folder>();
 
   constructor(private readonly closeFolder: (folder: Folder) => void) {}
 
@@ -290,11 +303,55 @@ export class FolderRun {
     this.#folders.add(folder);
   }
 
+  /**
+   * Notes that `folder` gained an entry (a file renamed into it, a folder made in it), to be
+   * made durable by `flushChanged`; at once when the run does not hold it, as it is closed
+   * after its call.
+   */
+  changed(folder: Folder): void {
+    if (this.#folders.has(folder)) this.#changed.add(folder);
+    else withDescriptor(folder, fsyncSync);
+  }
+
+  /**
+   * Makes the entries of the folders changed in this run durable: until then a rename is only
+   * in the kernel's memory and, on a file system that does not write metadata in order (ext4
+   * without a journal, btrfs), can be lost at a power cut while a later write is kept: a state
+   * that recorded the file would then read its absence as a deletion. `syncfs` when the run's
+   * files just took it (`flushFiles`), else an fsync per folder.
+   */
+  async flushChanged(after: 'syncfs' | 'fsync'): Promise<void> {
+    const opened: number[] = [];
+    try {
+      const folders: OpenFile[] = [...this.#changed].map((folder) => {
+        const fd = folder.fd ?? openSync(folder.path, DIR_FLAGS);
+        if (folder.fd === null) opened.push(fd);
+        return { fd, dev: fstatSync(fd).dev };
+      });
+      await flushFiles(folders, after === 'syncfs' ? 1 : SYNCFS_FROM);
+      this.#changed.clear();
+    } finally {
+      for (const fd of opened) closeSync(fd);
+    }
+  }
+
   close(): void {
     for (const folder of this.#folders) this.closeFolder(folder);
     this.#held.clear();
     this.#folders.clear();
     this.#missing.clear();
+    this.#changed.clear();
+  }
+}
+
+/** Runs `use` on a descriptor of `folder`: its own, or one opened for the call. */
+function withDescriptor<T>(folder: Folder, use: (fd: number) => T): T {
+  if (folder.fd !== null) return use(folder.fd);
+  const fd = openSync(folder.path, DIR_FLAGS);
+  try {
+    return use(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

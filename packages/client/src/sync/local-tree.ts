@@ -249,6 +249,8 @@ export class LocalTree implements SyncTree {
   /**
    * The target's folders are opened (made) before the content is consumed, so the rename
    * lands in the folders verified then, whatever happens to their paths during the transfer.
+   * The rename, and any folder made for it, is flushed before the write is reported
+   * (`FolderRun.flushChanged`).
    */
   async write(
     path: string,
@@ -256,22 +258,36 @@ export class LocalTree implements SyncTree {
     mtimeMs?: number,
   ): Promise<WrittenFile> {
     const { parts, name } = split(path);
-    return this.folders.make([STATE_DIR, 'tmp'], (tmpDir) =>
-      this.folders.make(parts, async (folder) => {
-        const tmp = at(tmpDir, randomUUID());
-        const target = at(folder, name);
-        try {
-          await writeDurably(tmp, content);
-          if (mtimeMs !== undefined) await utimes(tmp, new Date(), new Date(mtimeMs));
-          await rename(tmp, target);
-        } catch (error) {
-          await unlink(tmp).catch(() => undefined);
-          throw error;
-        }
-        const st = await lstat(target);
-        return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
-      }),
-    );
+    const run = this.folders.run();
+    try {
+      return await this.folders.make(
+        [STATE_DIR, 'tmp'],
+        (tmpDir) =>
+          this.folders.make(
+            parts,
+            async (folder) => {
+              const tmp = at(tmpDir, randomUUID());
+              const target = at(folder, name);
+              try {
+                await writeDurably(tmp, content);
+                if (mtimeMs !== undefined) await utimes(tmp, new Date(), new Date(mtimeMs));
+                await rename(tmp, target);
+              } catch (error) {
+                await unlink(tmp).catch(() => undefined);
+                throw error;
+              }
+              run.changed(folder);
+              await run.flushChanged('fsync');
+              const st = await lstat(target);
+              return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+            },
+            run,
+          ),
+        run,
+      );
+    } finally {
+      run.close();
+    }
   }
 
   writeGroup(): TreeWriteGroup {
@@ -300,17 +316,32 @@ export class LocalTree implements SyncTree {
   async rename(from: string, to: string): Promise<void> {
     const source = split(from);
     const dest = split(to);
-    const done = await this.folders.find(source.parts, (sourceFolder) =>
-      this.folders.make(dest.parts, async (folder) => {
-        const target = at(folder, dest.name);
-        if ((await lstat(target).catch(() => null)) !== null) {
-          throw fsError(`${to} exists`, 'EEXIST');
-        }
-        await rename(at(sourceFolder, source.name), target);
-        return true;
-      }),
-    );
-    if (done === null) throw fsError(`${from} does not exist`, 'ENOENT');
+    const run = this.folders.run();
+    try {
+      const done = await this.folders.find(
+        source.parts,
+        (sourceFolder) =>
+          this.folders.make(
+            dest.parts,
+            async (folder) => {
+              const target = at(folder, dest.name);
+              if ((await lstat(target).catch(() => null)) !== null) {
+                throw fsError(`${to} exists`, 'EEXIST');
+              }
+              await rename(at(sourceFolder, source.name), target);
+              run.changed(folder);
+              run.changed(sourceFolder);
+              await run.flushChanged('fsync');
+              return true;
+            },
+            run,
+          ),
+        run,
+      );
+      if (done === null) throw fsError(`${from} does not exist`, 'ENOENT');
+    } finally {
+      run.close();
+    }
   }
 
   async readState(name: string): Promise<string | null> {

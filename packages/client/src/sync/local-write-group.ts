@@ -68,7 +68,9 @@ interface Refused {
 /**
  * Writes a group's files to temporary files beside their targets, then flushes them all at once
  * (`flushFiles`: one `syncfs` per file system for a large group, else fsyncs side by side on the
- * thread pool) and renames each into place through its verified folders, as `write` does. Beside,
+ * thread pool), renames each into place in the folders it was written in, as `write` does, and
+ * flushes the folders those renames and any new folders changed (`FolderRun.flushChanged`: one
+ * more `syncfs` after one, else an fsync per folder). Beside the target,
  * not in the state folder: a rename across folders cost ext4 four times the create (10,000
  * files: 0.9–1.0 s against 0.25–0.5 s). The other calls are synchronous, as the tree's `list`
  * and `read`: a thread-pool round trip per open, write, close, rename and stat cost more than
@@ -122,28 +124,28 @@ export class LocalWriteGroup implements TreeWriteGroup {
     const pending = this.#pending;
     const out: Array<{ path: string; written: WrittenFile } | { path: string; error: unknown }> =
       this.#refused;
+    // The renames go into the folders the files were written in, held since.
+    const run = this.#folders ?? this.folders.run();
     this.#pending = [];
     this.#refused = [];
     this.bytes = 0;
-    this.#folders?.close();
     this.#folders = null;
-    let flushed: Flushed[];
     try {
-      const stated = pending.map((p) => ({ p, st: fstatSync(p.fd) }));
-      flushed = stated.map(({ p, st }) => ({
-        ...p,
-        written: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino },
-      }));
-      await flushFiles(stated.map(({ p, st }) => ({ fd: p.fd, dev: st.dev })));
-    } catch (error) {
-      await this.#remove(pending);
-      throw error;
-    } finally {
-      for (const p of pending) closeSync(p.fd);
-    }
-    // The renames, folder by folder as the files came, each folder opened once for all.
-    const renames = this.folders.run();
-    try {
+      let flushed: Flushed[];
+      let way: 'syncfs' | 'fsync';
+      try {
+        const stated = pending.map((p) => ({ p, st: fstatSync(p.fd) }));
+        flushed = stated.map(({ p, st }) => ({
+          ...p,
+          written: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino },
+        }));
+        way = await flushFiles(stated.map(({ p, st }) => ({ fd: p.fd, dev: st.dev })));
+      } catch (error) {
+        await this.#remove(pending);
+        throw error;
+      } finally {
+        for (const p of pending) closeSync(p.fd);
+      }
       for (const { path, temp, written } of flushed) {
         const { parts, name } = split(path);
         try {
@@ -156,16 +158,19 @@ export class LocalWriteGroup implements TreeWriteGroup {
                 unlinkQuietly(at(folder, temp));
                 throw error;
               }
+              run.changed(folder);
             },
-            renames,
+            run,
           );
           out.push({ path, written });
         } catch (error) {
           out.push({ path, error });
         }
       }
+      // Durable before any file is reported written (FolderRun.flushChanged says why).
+      await run.flushChanged(way);
     } finally {
-      renames.close();
+      run.close();
     }
     return out;
   }
