@@ -344,6 +344,28 @@ export class FolderRun {
   }
 }
 
+/**
+ * Makes the entries of the folders at `paths` durable, opening each by its path (one that is
+ * gone needs nothing): for folders whose descriptors were closed since they changed, where
+ * the worst a folder swapped meanwhile can do is take the flush in its place.
+ */
+export async function flushFoldersAt(paths: Iterable<string>): Promise<void> {
+  const opened: OpenFile[] = [];
+  try {
+    for (const path of paths) {
+      try {
+        const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY);
+        opened.push({ fd, dev: fstatSync(fd).dev });
+      } catch (error) {
+        if (codeOf(error) !== 'ENOENT') throw error;
+      }
+    }
+    await flushFiles(opened);
+  } finally {
+    for (const { fd } of opened) closeSync(fd);
+  }
+}
+
 /** Runs `use` on a descriptor of `folder`: its own, or one opened for the call. */
 function withDescriptor<T>(folder: Folder, use: (fd: number) => T): T {
   if (folder.fd !== null) return use(folder.fd);

@@ -15,6 +15,12 @@ const STREAM_CHUNK = 1024 * 1024;
 /** Longest stretch of synchronous reads before the event loop gets a turn. */
 const BREATH_MS = 10;
 
+/** Whether `error` says a path (or a folder on its way) is not there. */
+export function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
 export function fsError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }

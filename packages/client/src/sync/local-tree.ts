@@ -5,7 +5,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import { constants, type Dirent, lstatSync, readdirSync, unlinkSync } from 'node:fs';
+import { constants, lstatSync } from 'node:fs';
 import {
   appendFile,
   lstat,
@@ -18,8 +18,16 @@ import {
   utimes,
 } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
-import { at, type Folder, type FolderRun, Folders, folderHandlesWork } from './folders.js';
-import { fsError, READ_FLAGS, readTreeFile } from './local-read.js';
+import {
+  at,
+  type Folder,
+  type FolderRun,
+  Folders,
+  flushFoldersAt,
+  folderHandlesWork,
+} from './folders.js';
+import { fsError, isMissing, READ_FLAGS, readTreeFile } from './local-read.js';
+import { listTree } from './local-scan.js';
 import { LocalWriteGroup, split, writeAll } from './local-write-group.js';
 import {
   STATE_DIR,
@@ -32,24 +40,8 @@ import {
   type WrittenFile,
 } from './tree.js';
 
-/** A write group's temporary file untouched for this long was left by a crash. */
-const STALE_TEMP_MS = 60 * 60 * 1000;
-
 const APPEND_FLAGS =
   constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
-
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // gone already, or not ours to remove: left
-  }
-}
 
 /** Writes `content` to a new file at `path` and flushes it to disk. */
 async function writeDurably(path: string, content: AsyncIterable<Uint8Array>): Promise<void> {
@@ -89,6 +81,12 @@ export interface LocalTreeOptions {
 export class LocalTree implements SyncTree {
   readonly description: string;
   private readonly folders: Folders;
+  /**
+   * Folders removals changed since the state was last written to, by path: flushed before it
+   * is (`#flushRemovals`), so a power cut cannot keep a deletion the state recorded and undo the
+   * removal itself, which the next scan would take for a new file to upload.
+   */
+  readonly #removedIn = new Set<string>();
 
   constructor(
     readonly root: string,
@@ -107,93 +105,9 @@ export class LocalTree implements SyncTree {
     }
   }
 
-  /**
-   * Synchronous calls on purpose: a scan is tens of thousands of lstat calls, and each promise
-   * call costs a thread-pool round trip that dwarfs the syscall (3-5× slower for 10,000 files).
-   * A folder is walked through its verified descriptor; one swapped for a link since its
-   * parent was read is reported as the link it now is. Its entries are stat'ed by name from the
-   * root, which the kernel resolves in ~3/4 of the time `/proc/self/fd` takes, and asked again
-   * through the descriptor when the names no longer lead to it (`Folders.stillNamed`) or one
-   * is not found.
-   */
+  /** Every entry beneath the root, walked through verified folders (local-scan.ts). */
   async list(prune: (dir: string) => boolean): Promise<TreeEntry[]> {
-    const out: TreeEntry[] = [];
-    const { folders } = this;
-    /** A listed entry's stats by `base/name`; by the folder's descriptor when not found so. */
-    const statOf = (folder: Folder, base: string, name: string) => {
-      if (base !== folder.path) {
-        try {
-          const st = lstatSync(`${base}/${name}`, { throwIfNoEntry: false });
-          if (st !== undefined) return st;
-        } catch {
-          // a folder on the way is not one now: asked through the descriptor below
-        }
-      }
-      return lstatSync(at(folder, name), { throwIfNoEntry: false });
-    };
-    const statFiles = (folder: Folder, dir: string, names: readonly string[], base: string) => {
-      const found: TreeEntry[] = [];
-      for (const name of names) {
-        const st = statOf(folder, base, name);
-        if (st === undefined || st.isDirectory()) continue;
-        if (name.startsWith(TEMP_PREFIX)) {
-          // A write group's file, never synced; one this old was left by a crash.
-          if (Date.now() - st.mtimeMs > STALE_TEMP_MS) unlinkQuietly(at(folder, name));
-          continue;
-        }
-        const type = st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : 'other';
-        const path = dir === '' ? name : `${dir}/${name}`;
-        const size = type === 'file' ? st.size : 0;
-        found.push({ path, type, size, mtimeMs: st.mtimeMs, ino: st.ino });
-      }
-      return found;
-    };
-    const walk = (folder: Folder, dir: string): void => {
-      let names: Dirent[];
-      try {
-        names = readdirSync(folder.path, { withFileTypes: true });
-      } catch (error) {
-        if (isMissing(error)) return;
-        throw error;
-      }
-      const files: string[] = [];
-      const subfolders: string[] = [];
-      for (const d of names) (d.isDirectory() ? subfolders : files).push(d.name);
-      let found = statFiles(folder, dir, files, folder.named);
-      if (!folders.stillNamed(folder)) found = statFiles(folder, dir, files, folder.path);
-      for (const entry of found) out.push(entry);
-      for (const name of subfolders) {
-        const path = dir === '' ? name : `${dir}/${name}`;
-        if (prune(path)) continue;
-        let sub: Folder;
-        try {
-          sub = folders.openChild(folder, name, path);
-        } catch (error) {
-          if (error instanceof SymlinkInPathError) {
-            out.push({ path, type: 'symlink', size: 0, mtimeMs: 0 });
-          } else if (!isMissing(error)) throw error;
-          continue;
-        }
-        try {
-          walk(sub, path);
-        } finally {
-          folders.close(sub);
-        }
-      }
-    };
-    let root: Folder;
-    try {
-      root = folders.openRoot();
-    } catch (error) {
-      if (isMissing(error)) return out;
-      throw error;
-    }
-    try {
-      walk(root, '');
-    } finally {
-      folders.close(root);
-    }
-    return out;
+    return listTree(this.folders, prune);
   }
 
   stat(path: string): Promise<TreeEntry | null> {
@@ -297,20 +211,36 @@ export class LocalTree implements SyncTree {
   async remove(path: string): Promise<void> {
     const { parts, name } = split(path);
     await this.folders.find(parts, async (folder, chain) => {
+      /** The folder the last removal was made in. */
+      let changed: Folder | null = null;
       try {
         await unlink(at(folder, name));
+        changed = folder;
       } catch (error) {
         if (!isMissing(error)) throw error;
       }
-      // Folders the workspace no longer has go too; stop at the first one that is not empty.
-      for (let i = parts.length; i > 0; i--) {
-        try {
-          await rmdir(at(chain[i - 1] as Folder, parts[i - 1] as string));
-        } catch {
-          return;
+      try {
+        // Folders the workspace no longer has go too; stop at the first one that is not empty.
+        for (let i = parts.length; i > 0; i--) {
+          const parent = chain[i - 1] as Folder;
+          try {
+            await rmdir(at(parent, parts[i - 1] as string));
+          } catch {
+            return;
+          }
+          changed = parent;
         }
+      } finally {
+        if (changed !== null) this.#removedIn.add(changed.named);
       }
     });
+  }
+
+  async #flushRemovals(): Promise<void> {
+    if (this.#removedIn.size === 0) return;
+    const paths = [...this.#removedIn];
+    this.#removedIn.clear();
+    await flushFoldersAt(paths);
   }
 
   async rename(from: string, to: string): Promise<void> {
@@ -359,6 +289,7 @@ export class LocalTree implements SyncTree {
   }
 
   async writeState(name: string, text: string | Iterable<string>): Promise<void> {
+    await this.#flushRemovals();
     await this.folders.make([STATE_DIR, 'tmp'], async (tmpDir, chain) => {
       const dir = chain[1] as Folder;
       const tmp = at(tmpDir, randomUUID());
@@ -374,6 +305,7 @@ export class LocalTree implements SyncTree {
   }
 
   async appendState(name: string, text: string): Promise<void> {
+    await this.#flushRemovals();
     await this.folders.make([STATE_DIR], (folder) =>
       appendFile(at(folder, name), text, { encoding: 'utf8', flag: APPEND_FLAGS }),
     );

@@ -1,12 +1,12 @@
 /**
- * LocalTree makes a file's name durable, not only its content, before it reports the file
- * written: a rename, and a folder made for it, are in the kernel's memory until their folder
- * is flushed, and the sync state records a file as soon as it is reported. A power cut that kept
- * the state but lost the rename would read as the user deleting the file. Power cuts cannot be
- * staged here; the system calls can be watched: `strace` of a process writing through the tree
+ * LocalTree makes a file's name durable, not only its content, before the sync state can record
+ * it: a rename, a folder made or a file removed is in the kernel's memory until its folder is
+ * flushed. A power cut that kept the state but lost the rename would read as the user deleting
+ * the file; one that lost a removal would bring the file back as a new one. Power cuts cannot be
+ * staged here; the system calls can be watched: `strace` of a process using the tree
  * (test-support/tree-writer.ts) must show, for every folder changed, an fsync of that folder or
- * a `syncfs` between the change and the call's return. Linux; without strace the test is
- * skipped, unless CI is set (.ci/run installs it).
+ * a `syncfs` before a write returns, and before the state's journal is written after removals.
+ * Linux; without strace the test is skipped, unless CI is set (.ci/run installs it).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -20,11 +20,12 @@ const SCRIPT = fileURLToPath(new URL('../test-support/tree-writer.ts', import.me
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HAS_STRACE = spawnSync('strace', ['-V']).status === 0;
 const REQUIRED = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== '0';
-const SYSCALLS = 'rename,renameat,renameat2,mkdir,mkdirat,fsync,syncfs,openat,access,faccessat';
+const SYSCALLS =
+  'rename,renameat,renameat2,mkdir,mkdirat,unlink,unlinkat,rmdir,fsync,syncfs,openat,access,faccessat';
 
 /** What one phase of the writer (up to its mark) did to the tree's folders. */
 interface Phase {
-  /** Folders changed (a rename into them, a folder made in them). */
+  /** Folders changed (a rename into them, a folder made or removed in them, a file removed). */
   readonly changed: Set<string>;
   /** Of those, folders neither fsynced nor covered by a syncfs after their last change. */
   readonly unflushed: Set<string>;
@@ -32,9 +33,11 @@ interface Phase {
   readonly fsynced: Set<string>;
   /** syncfs calls made while a changed folder was unflushed. */
   syncfsAfterChange: number;
+  /** The folders unflushed when the sync state's journal was opened to be written, each time. */
+  readonly unflushedWhenJournaled: string[][];
 }
 
-const FD_ARG = /"\/proc\/self\/fd\/(\d+)\/[^"]*"/g;
+const FD_ARG = /"\/proc\/self\/fd\/(\d+)\/([^"]*)"/g;
 
 /** Reads strace's log (`-f -y`) into phases, keyed by the writer's marks. */
 function phases(log: string): Map<string, Phase> {
@@ -46,6 +49,7 @@ function phases(log: string): Map<string, Phase> {
     unflushed: new Set(),
     fsynced: new Set(),
     syncfsAfterChange: 0,
+    unflushedWhenJournaled: [],
   });
   for (const line of log.split('\n')) {
     const call = /^\d+\s+(\w+)\((.*)$/.exec(line);
@@ -58,6 +62,9 @@ function phases(log: string): Map<string, Phase> {
       continue;
     }
     if (name === 'openat') {
+      if (phase !== null && rest.includes('/journal.jsonl"')) {
+        phase.unflushedWhenJournaled.push([...phase.unflushed]);
+      }
       const opened = /= (\d+)<([^>]+)>$/.exec(rest);
       if (opened && !rest.includes('"/dev/stdin"')) {
         folderOf.set(opened[1] as string, opened[2] as string);
@@ -65,16 +72,18 @@ function phases(log: string): Map<string, Phase> {
       continue;
     }
     if (phase === null) continue;
-    if (name.startsWith('rename') || name.startsWith('mkdir')) {
-      if (/\) = -1/.test(rest)) continue;
-      const fds = [...rest.matchAll(FD_ARG)].map((m) => m[1] as string);
-      // mkdir: the folder it was made in; rename: the folder the name went to (the last path).
-      const fd = name.startsWith('mkdir') ? fds[0] : fds[fds.length - 1];
-      const folder = fd === undefined ? undefined : folderOf.get(fd);
-      if (folder !== undefined) {
-        phase.changed.add(folder);
-        phase.unflushed.add(folder);
-      }
+    if (/^(rename|mkdir|unlink|rmdir)/.test(name)) {
+      if (/\)\s+= -1/.test(rest)) continue;
+      const paths = [...rest.matchAll(FD_ARG)];
+      // A rename changes the folder the name went to (its last path); the others, the folder
+      // of their one path.
+      const last = paths[paths.length - 1];
+      const folder = last === undefined ? undefined : folderOf.get(last[1] as string);
+      if (folder === undefined || last === undefined) continue;
+      // A folder removed needs no flush of its own: its parent's does.
+      if (name === 'rmdir') phase.unflushed.delete(`${folder}/${last[2]}`);
+      phase.changed.add(folder);
+      phase.unflushed.add(folder);
     } else if (name === 'fsync') {
       const folder = /^\d+<([^>]+)>/.exec(rest)?.[1];
       if (folder !== undefined) {
@@ -90,9 +99,9 @@ function phases(log: string): Map<string, Phase> {
 }
 
 describe.skipIf(process.platform !== 'linux' || (!HAS_STRACE && !REQUIRED))(
-  'LocalTree: names made durable before a write is reported',
+  'LocalTree: names made durable before the state records them',
   () => {
-    it('flushes every folder a write, a write group or a rename changed, before it returns', async () => {
+    it('flushes the folders a write, a write group, a move or a removal changed', async () => {
       expect(HAS_STRACE, 'strace is not installed: apt-get install -y strace').toBe(true);
       const dir = await tempDir('satchel-durable-');
       const root = join(dir, 'root');
@@ -110,7 +119,7 @@ describe.skipIf(process.platform !== 'linux' || (!HAS_STRACE && !REQUIRED))(
       );
       expect(run.status, run.stderr).toBe(0);
       const seen = phases(readFileSync(log, 'utf8'));
-      expect([...seen.keys()]).toEqual(['write', 'large-group', 'small-group', 'rename']);
+      expect([...seen.keys()]).toEqual(['write', 'large-group', 'small-group', 'rename', 'remove']);
       for (const [name, phase] of seen) {
         expect(phase.changed.size, `${name}: folders changed`).toBeGreaterThan(0);
         expect([...phase.unflushed], `${name}: folders left unflushed`).toEqual([]);
@@ -136,6 +145,10 @@ describe.skipIf(process.platform !== 'linux' || (!HAS_STRACE && !REQUIRED))(
       expect([...rename.fsynced]).toEqual(
         expect.arrayContaining([at('moved', 'here'), at('moved'), at('one', 'two')]),
       );
+      // Removals: flushed before the state's journal is written to, not at each removal.
+      const remove = seen.get('remove') as Phase;
+      expect(remove.unflushedWhenJournaled).toEqual([[]]);
+      expect([...remove.fsynced]).toEqual(expect.arrayContaining([at('large', 'd0'), root]));
     });
   },
 );

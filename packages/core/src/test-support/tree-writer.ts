@@ -6,6 +6,7 @@
 import { accessSync } from 'node:fs';
 import { SYNCFS_FROM } from '@satchel/client/sync/flush-files.js';
 import { LocalTree } from '@satchel/client/sync/local-tree.js';
+import { JOURNAL_FILE } from '@satchel/client/sync/tree.js';
 
 const root = process.argv[2];
 if (root === undefined) throw new Error('usage: tree-writer.ts <root>');
@@ -40,3 +41,9 @@ await group('small', 5);
 mark('small-group');
 await tree.rename('one/two/file.txt', 'moved/here/file.txt');
 mark('rename');
+// Removals, then the state told of them: a file from a folder that keeps others, and one
+// whose folders go with it.
+await tree.remove('large/d0/f0.txt');
+await tree.remove('moved/here/file.txt');
+await tree.appendState(JOURNAL_FILE, '{}\n');
+mark('remove');
