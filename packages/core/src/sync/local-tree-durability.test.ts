@@ -39,6 +39,29 @@ interface Phase {
 
 const FD_ARG = /"\/proc\/self\/fd\/(\d+)\/([^"]*)"/g;
 
+/**
+ * The calls of strace's log (`-f`) as each ended: a call another thread's interrupted is printed
+ * as `<unfinished ...>`, its end as `<... name resumed>` on a later line of the same thread.
+ */
+function* calls(log: string): Generator<{ name: string; rest: string }> {
+  const unfinished = new Map<string, { name: string; rest: string }>();
+  for (const line of log.split('\n')) {
+    const resumed = /^(\d+)\s+<\.\.\. (\w+) resumed>(.*)$/.exec(line);
+    if (resumed) {
+      const started = unfinished.get(resumed[1] as string);
+      unfinished.delete(resumed[1] as string);
+      if (started) yield { name: started.name, rest: started.rest + (resumed[3] as string) };
+      continue;
+    }
+    const call = /^(\d+)\s+(\w+)\((.*)$/.exec(line);
+    if (!call) continue;
+    const [, pid, name, rest] = call as unknown as [string, string, string, string];
+    const cut = / <unfinished \.\.\.>$/.exec(rest);
+    if (cut) unfinished.set(pid, { name, rest: rest.slice(0, cut.index) });
+    else yield { name, rest };
+  }
+}
+
 /** Reads strace's log (`-f -y`) into phases, keyed by the writer's marks. */
 function phases(log: string): Map<string, Phase> {
   const out = new Map<string, Phase>();
@@ -51,10 +74,7 @@ function phases(log: string): Map<string, Phase> {
     syncfsAfterChange: 0,
     unflushedWhenJournaled: [],
   });
-  for (const line of log.split('\n')) {
-    const call = /^\d+\s+(\w+)\((.*)$/.exec(line);
-    if (!call) continue;
-    const [, name, rest] = call as unknown as [string, string, string];
+  for (const { name, rest } of calls(log)) {
     const mark = /"\/satchel-mark\/([\w-]+)"/.exec(rest);
     if (mark) {
       if (phase !== null) out.set(mark[1] as string, phase);
