@@ -321,18 +321,9 @@ export class FolderRun {
    * files just took it (`flushFiles`), else an fsync per folder.
    */
   async flushChanged(after: 'syncfs' | 'fsync'): Promise<void> {
-    const opened: number[] = [];
-    try {
-      const folders: OpenFile[] = [...this.#changed].map((folder) => {
-        const fd = folder.fd ?? openSync(folder.path, DIR_FLAGS);
-        if (folder.fd === null) opened.push(fd);
-        return { fd, dev: fstatSync(fd).dev };
-      });
-      await flushFiles(folders, after === 'syncfs' ? 1 : SYNCFS_FROM);
-      this.#changed.clear();
-    } finally {
-      for (const fd of opened) closeSync(fd);
-    }
+    const paths = [...this.#changed].map((folder) => folder.path);
+    await flushFoldersAt(paths, after === 'syncfs' ? 1 : SYNCFS_FROM);
+    this.#changed.clear();
   }
 
   close(): void {
@@ -346,10 +337,14 @@ export class FolderRun {
 
 /**
  * Makes the entries of the folders at `paths` durable, opening each by its path (one that is
- * gone needs nothing): for folders whose descriptors were closed since they changed, where
- * the worst a folder swapped meanwhile can do is take the flush in its place.
+ * gone needs nothing; a folder's `path` reopens its held descriptor where there is one), by
+ * `flushFiles` with its threshold `from`. A folder swapped for another meanwhile can only take
+ * the flush in its place.
  */
-export async function flushFoldersAt(paths: Iterable<string>): Promise<void> {
+export async function flushFoldersAt(
+  paths: Iterable<string>,
+  from: number = SYNCFS_FROM,
+): Promise<void> {
   const opened: OpenFile[] = [];
   try {
     for (const path of paths) {
@@ -360,7 +355,7 @@ export async function flushFoldersAt(paths: Iterable<string>): Promise<void> {
         if (codeOf(error) !== 'ENOENT') throw error;
       }
     }
-    await flushFiles(opened);
+    await flushFiles(opened, from);
   } finally {
     for (const { fd } of opened) closeSync(fd);
   }
